@@ -1,0 +1,20 @@
+module github.com/guard-sh/guard
+
+go 1.26.0
+
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/creack/pty v1.1.24
+	github.com/landlock-lsm/go-landlock v0.11.2
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/seccomp/libseccomp-golang v0.11.1
+	github.com/spf13/pflag v1.1.0
+	golang.org/x/net v0.63.0
+	golang.org/x/sys v0.50.0
+	mvdan.cc/sh/v3 v3.14.1
+)
+
+require (
+	golang.org/x/tools v0.38.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+)
