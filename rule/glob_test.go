@@ -66,8 +66,8 @@ func TestGlobMatchString(t *testing.T) {
 	}
 }
 
-func u(src string) Span    { return Span{Lit: src, Unknown: true} }
-func lit(s string) Span    { return Span{Lit: s} }
+func u(src string) Span   { return Span{Lit: src, Unknown: true} }
+func lit(s string) Span   { return Span{Lit: s} }
 func text(s ...Span) Text { return Text(s) }
 
 func TestGlobUnknownSpans(t *testing.T) {
