@@ -20,6 +20,8 @@ type Settings struct {
 	// it ("flag", "workspace", "global", "managed", "auto_approve", "default").
 	Mode     Mode
 	ModeFrom string
+	// ModeWhere is the file:line that set the mode, when a file did.
+	ModeWhere string
 	// ModeFloor, when set by managed settings, is the least strict mode any
 	// source may choose.
 	ModeFloor Mode
@@ -46,7 +48,25 @@ type Settings struct {
 	Sandbox Sandbox
 	UI      UI
 
+	// Project is the state of the workspace's .guard/ files: whether they
+	// are trusted, and what they loosen (left out unless trusted).
+	Project Project
+	// Files are the settings files consulted, in the order of their rules.
+	Files []SourceFile
+
 	Warnings []Warning
+}
+
+// SourceFile is a settings file guard looked for.
+type SourceFile struct {
+	Source rule.Source
+	Path   string
+	Exists bool
+}
+
+// RuleEnv is what the rules' path patterns are expanded against.
+func (s *Settings) RuleEnv() rule.Env {
+	return rule.Env{Home: s.Paths.Home, Workspace: s.Paths.Workspace}
 }
 
 // Sandbox is the merged [sandbox] table.
@@ -54,12 +74,22 @@ type Sandbox struct {
 	Network          bool         // network = "on"
 	NetworkFor       []rule.Rule  // allow_network_for: shell rules that turn network on
 	TCPConnect       []uint16     // allow_tcp_connect ports, when network is on only in part
-	AllowWrite       []string     // allow_write, "~" expanded, absolute
+	AllowWrite       []string     // allow_write, "~" and $VAR expanded, absolute, symlinks resolved
+	Writable         []Writable   // the same, with where each came from
 	UnixSockets      []UnixSocket // allow_unix_sockets, "$VAR" expanded
 	ShareCaches      bool
 	EnvDeny          []string // env_deny globs over variable names
 	EnvKeep          []string // env_keep: names kept despite env_deny
 	NetworkForbidden bool     // managed network = "off": no other source can turn it on
+}
+
+// Writable is an entry of allow_write (or --allow-write). A path that
+// reaches a dangerous place (the home directory, ~/.ssh, shell start-up
+// files, /etc, ...) is only here when it is marked Dangerous.
+type Writable struct {
+	Path      string
+	Dangerous bool
+	From      string // file:line of the entry, or "flag"
 }
 
 // UnixSocket is an entry of allow_unix_sockets. A socket that hands over the
@@ -97,7 +127,12 @@ type Warning struct {
 	File string
 	Line int
 	Msg  string
+	Code string // set for warnings a command may want to tell apart
 }
+
+// WarnUntrusted is the Code of the one warning that a project's loosening
+// settings were left out for lack of trust.
+const WarnUntrusted = "untrusted-project"
 
 func (w Warning) String() string {
 	switch {

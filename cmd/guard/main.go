@@ -144,8 +144,7 @@ func (a *app) flagSet(name, usage, more string) *pflag.FlagSet {
 func (a *app) parse(fs *pflag.FlagSet, args []string) (done bool, code int) {
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
-		fs.Usage()
-		return true, exitOK
+		return true, exitOK // pflag has shown fs.Usage already
 	}
 	if err != nil {
 		return true, a.usageError(fs.Name(), "%v", err)
