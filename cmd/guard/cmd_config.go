@@ -12,6 +12,7 @@ import (
 
 	"github.com/guard-sh/guard/config"
 	"github.com/guard-sh/guard/rule"
+	"github.com/guard-sh/guard/shellpolicy"
 )
 
 func configCommands() []command {
@@ -26,7 +27,12 @@ func configCommands() []command {
 // configured ones by 'guard rules list'. The read-only defaults of
 // shellpolicy belong here (when s.ReadOnlyDefaults is on), with Source
 // rule.SourceBuiltin and a Why.
-func builtinRules(s *config.Settings) []rule.Rule { return nil }
+func builtinRules(s *config.Settings) []rule.Rule {
+	if !s.ReadOnlyDefaults {
+		return nil
+	}
+	return shellpolicy.BuiltinRules()
+}
 
 const rulesHelp = `
 Usage: guard rules SUBCOMMAND [flags]
@@ -35,6 +41,7 @@ Subcommands:
   list     every permission rule, with its source and file:line
   add      add a rule to the global settings or this workspace's own
   remove   remove a rule from them
+  test     whether and how a rule matches a sample, without adding it
 
 Run 'guard rules SUBCOMMAND --help' for its flags.
 `
@@ -44,6 +51,7 @@ func (a *app) rules(args []string) int {
 		"list":   (*app).rulesList,
 		"add":    (*app).rulesAdd,
 		"remove": (*app).rulesRemove,
+		"test":   (*app).rulesTest,
 	}, rulesHelp)
 }
 
@@ -75,6 +83,7 @@ project ('guard trust'); until then they are listed as not applied.`)
 	var c commonFlags
 	c.registerFiles(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	withBuiltin := fs.Bool("builtin", false, "also list the built-in read-only defaults one by one")
 	if done, code := a.parse(fs, args); done {
 		return code
 	}
@@ -85,7 +94,13 @@ project ('guard trust'); until then they are listed as not applied.`)
 	if s == nil {
 		return code
 	}
-	all := append(append([]rule.Rule(nil), s.Rules...), builtinRules(s)...)
+	// The built-in read-only defaults are many; they are counted unless asked
+	// for (JSON always lists them: programs want the whole set).
+	builtin := builtinRules(s)
+	all := append([]rule.Rule(nil), s.Rules...)
+	if *withBuiltin || *asJSON {
+		all = append(all, builtin...)
+	}
 	var ignored []rule.Rule
 	if s.Project.Ignored {
 		for _, l := range s.Project.Loosening {
@@ -111,6 +126,11 @@ project ('guard trust'); until then they are listed as not applied.`)
 		enc.Encode(out)
 		return exitOK
 	}
+	defer func() {
+		if len(builtin) > 0 && !*withBuiltin {
+			fmt.Fprintf(a.stdout, "\nand %d built-in rules: the read-only defaults and their guards ('guard rules list --builtin' lists them; read_only_defaults = false turns them off)\n", len(builtin))
+		}
+	}()
 	if len(all) == 0 && len(ignored) == 0 {
 		fmt.Fprintln(a.stdout, "no rules; add one with 'guard rules add --deny RULE' (or --ask, --allow)")
 		return exitOK

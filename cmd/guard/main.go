@@ -51,6 +51,7 @@ func commandTable() []command {
 	var all []command
 	all = append(all, configCommands()...)
 	all = append(all, gateCommands()...)
+	all = append(all, checkCommands()...)
 	all = append(all, sandboxCommands()...)
 	all = append(all, execCommands()...)
 	all = append(all, agentCommands()...)
