@@ -501,7 +501,14 @@ func (ev *eval) noApprover(why string, err error) Decision {
 	if err != nil {
 		lack = "asking failed (" + err.Error() + ")"
 	}
-	hint := fmt.Sprintf("add an allow rule (guard rules add --allow '%s') or choose a mode that decides without asking (guard mode accept-edits, auto or bypass)", ev.suggestion())
+	modes := "auto or bypass" // bypass: commands run under the sandbox
+	switch ev.req.Kind {
+	case WriteFile, DeleteFile:
+		modes = "accept-edits or auto"
+	case ReadFile, Network, MCPTool:
+		modes = "auto"
+	}
+	hint := fmt.Sprintf("add an allow rule (guard rules add --allow '%s') or choose a mode that decides without asking (guard mode %s)", ev.suggestion(), modes)
 	if ev.req.Rules.MustAsk {
 		hint = "an ask rule (" + describeRule(ev.req.Rules.Rule) + ") requires asking: run it where guard can ask on a terminal, or remove that rule"
 	}

@@ -17,8 +17,9 @@ import (
 	"time"
 )
 
-// guardBin is the binary under test, built once per run by TestMain.
-var guardBin string
+// guardBin is the binary under test, built once per run by TestMain, and
+// probeBin the program the tests run inside the sandbox (./probe).
+var guardBin, probeBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -32,13 +33,16 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	guardBin = filepath.Join(dir, "guard")
+	probeBin = filepath.Join(dir, "probe")
 	_, here, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", guardBin, "./cmd/guard")
-	build.Dir = filepath.Dir(filepath.Dir(here))
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building guard: %v\n%s", err, out)
-		return 1
+	for pkg, out := range map[string]string{"./cmd/guard": guardBin, "./integration/probe": probeBin} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Dir = filepath.Dir(filepath.Dir(here))
+		build.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if b, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, b)
+			return 1
+		}
 	}
 	return m.Run()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -97,6 +98,24 @@ func Probe() Status {
 	return s
 }
 
+// Current is what [Start] would find of this machine, in a few system
+// calls: [Probe] without its trial namespaces and library version. guard
+// check and guard exec decide bypass with it on every run, where Probe's
+// trial child would cost more than the rest of the decision.
+func Current() Status {
+	k := currentKernel()
+	s := Status{
+		Kernel:         kernelRelease(),
+		Arch:           runtime.GOARCH,
+		Landlock:       LandlockStatus{ABI: k.abi, SignalScope: k.signalScope, Error: k.abiErr},
+		Seccomp:        SeccompStatus{Available: k.seccomp, Error: k.seccompErr},
+		MountNamespace: NamespaceStatus{Available: k.mountNS, How: k.mountHow, Error: k.mountErr},
+	}
+	s.Features = k.features()
+	s.Bypass = k.bypass()
+	return s
+}
+
 // tryMountNamespace makes a mount namespace on a thread that is then
 // discarded, as Start does: a capability is not enough where a container's
 // own seccomp profile refuses unshare.
@@ -179,5 +198,5 @@ func lookPath(name string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s: not found in PATH", name)
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }

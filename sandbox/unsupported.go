@@ -27,6 +27,21 @@ func Probe() Status {
 	}
 }
 
+// Current is Probe: nothing is available.
+func Current() Status { return Probe() }
+
+// Launcher is a prepared launching thread; this build never has one.
+type Launcher struct{}
+
+// Prepare returns a launcher whose Start fails.
+func Prepare() *Launcher { return &Launcher{} }
+
+// Start always fails in this build.
+func (*Launcher) Start(p Policy, c Command) (*Process, error) { return Start(p, c) }
+
+// Close does nothing.
+func (*Launcher) Close() {}
+
 // Process is a command running in the sandbox; this build never has one.
 type Process struct{}
 

@@ -37,15 +37,16 @@ Subcommands:
   status   what this kernel offers (Landlock ABI, seccomp, namespaces),
            which of the sandbox's promises it keeps, and whether bypass
            mode can run here
+  explain  for the current settings: how each deny rule and protected
+           path is enforced here, by the kernel or at the gate only
 
 Run 'guard sandbox SUBCOMMAND --help' for its flags.
 `
 
 func (a *app) sandboxCmd(args []string) int {
-	// The lead wires "explain" here: sandbox.Explain(policy, sandbox.Probe())
-	// and Explanation.WriteText, with the policy pathpolicy computes.
 	return a.subcommand("sandbox", args, map[string]func(*app, []string) int{
-		"status": (*app).sandboxStatus,
+		"status":  (*app).sandboxStatus,
+		"explain": (*app).sandboxExplain,
 	}, sandboxHelp)
 }
 
