@@ -16,10 +16,14 @@ deps:
 build: deps
 	CGO_ENABLED=1 $(GO) build -o $(BIN) ./cmd/guard
 
+# try: what the kernel offers, a verdict without running anything, then real
+# commands through the gate and the sandbox (the last one reads a path a deny
+# rule blocks: the kernel refuses it, the rest of the command runs).
 try: build
-	$(BIN) sandbox status
-	$(BIN) check shell 'git status && rm -rf build'; true
-	$(BIN) exec -- ls -la
+	$(BIN) version
+	-$(BIN) check shell 'git status && rm -rf build'
+	$(BIN) exec -c 'git status --short | head -5 && ls'
+	-$(BIN) exec --mode bypass --deny 'read(~/.ssh)' -c 'ls ~/.ssh; echo "the sandbox kept ~/.ssh unreadable; this line still runs"'
 
 vet: deps
 	$(GO) vet ./...
