@@ -7,7 +7,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -82,9 +81,9 @@ func (l *Log) Append(rec Record) error {
 		rec.PID = os.Getpid()
 	}
 	rec.limit()
-	line, err := json.Marshal(rec)
+	line, err := marshal(&rec)
 	if err != nil {
-		return fmt.Errorf("audit: %w", err) // cannot happen: a Record always marshals
+		return fmt.Errorf("audit: %w", err) // a time encoding/json refuses (year outside 0-9999)
 	}
 	line = append(line, '\n')
 	if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {

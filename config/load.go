@@ -59,6 +59,9 @@ type loader struct {
 	managed, global, workspace *layer
 	project                    []*layer // settings.toml, settings.local.toml
 	trusted                    bool
+	// realWorkspace is the workspace with its symlinks resolved, once a
+	// project file needs it.
+	realWorkspace string
 }
 
 // read reads and decodes every file, and works out the project's trust.
@@ -134,10 +137,13 @@ func (ld *loader) layer(src rule.Source, path string, must bool) (*layer, error)
 	within := ""
 	if src == rule.SourceProject {
 		// Compare like with like: the workspace as the kernel names it.
-		within = ld.s.Paths.Workspace
-		if real, err := filepath.EvalSymlinks(within); err == nil {
-			within = real
+		if ld.realWorkspace == "" {
+			ld.realWorkspace = ld.s.Paths.Workspace
+			if real, err := filepath.EvalSymlinks(ld.realWorkspace); err == nil {
+				ld.realWorkspace = real
+			}
 		}
+		within = ld.realWorkspace
 	}
 	data, ok, err := readSettingsWithin(path, within)
 	if err != nil {

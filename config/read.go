@@ -33,6 +33,11 @@ func readSettingsWithin(path, dir string) (data []byte, ok bool, err error) {
 		return &FileError{File: path, Msg: fmt.Sprintf("leads to %q, outside the workspace; a project's settings must be files in the project", real)}
 	}
 	if dir != "" {
+		// Most projects have no .guard/: one lstat says so, where resolving
+		// the path would examine each of its directories first.
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, false, nil
+		}
 		if real, err := filepath.EvalSymlinks(path); err == nil && !isWithin(real, dir) {
 			return nil, false, outside(real)
 		}

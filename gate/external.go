@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -220,7 +221,11 @@ func stderrNote(stderr string) string {
 	return " (stderr: " + stderr + ")"
 }
 
-var fence = regexp.MustCompile("(?s)```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```")
+// fence is compiled on first use: only a reviewer's answer needs it, and
+// compiling it costs every run of guard at start-up otherwise.
+var fence = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?s)```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```")
+})
 
 // ParseVerdict reads a reviewer's answer: a JSON object {"decision": "allow"
 // or "deny", "reason": ...}, alone or inside ``` code fences. Several fenced
@@ -230,7 +235,7 @@ func ParseVerdict(out []byte) (ReviewVerdict, error) {
 		return v, nil
 	}
 	var found []ReviewVerdict
-	for _, m := range fence.FindAllSubmatch(out, -1) {
+	for _, m := range fence().FindAllSubmatch(out, -1) {
 		if v, err := verdictJSON(bytes.TrimSpace(m[1])); err == nil {
 			found = append(found, v)
 		}

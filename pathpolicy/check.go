@@ -112,30 +112,31 @@ func (p *Policy) Check(op rule.Kind, pth, dir string) Decision {
 		}
 		return d
 	}
-	what := fmt.Sprintf("%s of %s", op, rp.Canonical)
+	// Built only where a message needs it: most checks end in a default.
+	what := func() string { return string(op) + " of " + rp.Canonical }
 	switch {
 	case v.m.Deny != nil:
 		h := v.m.Deny
 		return decide(rule.Deny, ReasonRuleDeny, h, v.denyOn,
-			fmt.Sprintf("%s is denied by %s (%s)%s", what, h.Rule, h.Rule.Where(), matchNote(h, v.denyOn, rp)))
+			fmt.Sprintf("%s is denied by %s (%s)%s", what(), h.Rule, h.Rule.Where(), matchNote(h, v.denyOn, rp)))
 	case v.protected != nil && rp.Unknown != "":
 		return decide(rule.Deny, ReasonUnknown, v.protected, FormUnknown,
-			fmt.Sprintf("%s is refused: %s", what, v.protectedWhy))
+			fmt.Sprintf("%s is refused: %s", what(), v.protectedWhy))
 	case v.protected != nil:
 		on := FormCanonical
 		if v.protected.Match == MatchSameFile {
 			on = FormSameFile
 		}
 		return decide(rule.Deny, ReasonProtected, v.protected, on,
-			fmt.Sprintf("%s is refused: %s; change guard's settings with guard's own commands (guard rules, guard mode, guard trust)", what, v.protectedWhy))
+			fmt.Sprintf("%s is refused: %s; change guard's settings with guard's own commands (guard rules, guard mode, guard trust)", what(), v.protectedWhy))
 	case v.m.Ask != nil:
 		h := v.m.Ask
 		return decide(rule.Ask, ReasonRuleAsk, h, v.askOn,
-			fmt.Sprintf("%s asks, by %s (%s)%s", what, h.Rule, h.Rule.Where(), matchNote(h, v.askOn, rp)))
+			fmt.Sprintf("%s asks, by %s (%s)%s", what(), h.Rule, h.Rule.Where(), matchNote(h, v.askOn, rp)))
 	case v.m.Allow != nil:
 		h := v.m.Allow
 		return decide(rule.Allow, ReasonRuleAllow, h, v.allowOn,
-			fmt.Sprintf("%s is allowed by %s (%s)", what, h.Rule, h.Rule.Where()))
+			fmt.Sprintf("%s is allowed by %s (%s)", what(), h.Rule, h.Rule.Where()))
 	}
 
 	// Defaults.
@@ -151,15 +152,15 @@ func (p *Policy) Check(op rule.Kind, pth, dir string) Decision {
 	if op == rule.Read {
 		switch {
 		case within(p.workspace, rp.Canonical):
-			return decide(rule.Allow, ReasonWorkspace, nil, "", fmt.Sprintf("%s is inside the workspace %s", rp.Canonical, p.workspace))
+			return decide(rule.Allow, ReasonWorkspace, nil, "", rp.Canonical+" is inside the workspace "+p.workspace)
 		case p.isGuardFile(rp.Canonical):
-			return decide(rule.Allow, ReasonGuardFile, nil, "", fmt.Sprintf("%s is one of guard's own files", rp.Canonical))
+			return decide(rule.Allow, ReasonGuardFile, nil, "", rp.Canonical+" is one of guard's own files")
 		}
 		return decide(rule.Ask, ReasonOutside, nil, "", fmt.Sprintf(
 			"%s is outside the workspace %s; add the rule allow read(%s) to allow it without asking", rp.Canonical, p.workspace, rp.Canonical))
 	}
 	if v.sensitive != nil {
-		why := fmt.Sprintf("%s changes a sensitive path (%s), so it asks in every mode", what, v.sensitive.Why)
+		why := fmt.Sprintf("%s changes a sensitive path (%s), so it asks in every mode", what(), v.sensitive.Why)
 		if v.overridden != nil {
 			why += fmt.Sprintf("; %s does not name it", v.overridden.Rule)
 		}
@@ -173,7 +174,7 @@ func (p *Policy) Check(op rule.Kind, pth, dir string) Decision {
 		target, writable = rp.NoFollow, p.isWritable(rp.NoFollow)
 	}
 	if writable {
-		return decide(rule.Ask, ReasonWritable, nil, "", fmt.Sprintf("%s is inside a writable root; the mode decides (accept-edits allows it)", target))
+		return decide(rule.Ask, ReasonWritable, nil, "", target+" is inside a writable root; the mode decides (accept-edits allows it)")
 	}
 	return decide(rule.Ask, ReasonNotWritable, nil, "", fmt.Sprintf(
 		"%s is outside the writable roots (%s); add the rule allow %s(%s), or [sandbox] allow_write, to allow it",

@@ -92,7 +92,12 @@ type RulePlan struct {
 	Paths []string `json:"paths,omitempty"`
 	// Searched are the directories walked for a glob pattern.
 	Searched []string `json:"searched,omitempty"`
-	Why      string   `json:"why"`
+	// Skipped is the number of directories the walk did not enter for a
+	// rule that matches anywhere (see [WalkSkips]): only the gate stops
+	// reads there. SkippedDirs are the first [MaxReportedSkips] of them.
+	Skipped     int      `json:"skipped,omitempty"`
+	SkippedDirs []string `json:"skipped_dirs,omitempty"`
+	Why         string   `json:"why"`
 }
 
 // essential are paths every command needs to read: a rule that would block
@@ -133,7 +138,21 @@ func NewPlan(set *rule.Set, o PlanOptions) Plan {
 		}
 		return max
 	}
-	pl := &planner{maxEntries: lim(o.MaxWalkEntries, MaxWalkEntries), maxBlocked: lim(o.MaxBlockedPaths, MaxBlockedPaths)}
+	// The walk takes each directory's entries in the order the kernel
+	// lists them: sorting them costs a tenth of a large walk, and most plans
+	// come out the same whatever that order. Where it could matter (a limit
+	// was reached, so which entries were looked at depends on the order; a
+	// path refused or reached through two links), the plan is made again
+	// with the entries sorted by name, to be the same on every run.
+	if pl := newPlan(set, o, lim, false); !pl.orderMatters {
+		return pl.finish()
+	}
+	return newPlan(set, o, lim, true).finish()
+}
+
+// newPlan computes a plan, walking directories in sorted order or not.
+func newPlan(set *rule.Set, o PlanOptions, lim func(v, max int) int, sorted bool) *planner {
+	pl := &planner{maxEntries: lim(o.MaxWalkEntries, MaxWalkEntries), maxBlocked: lim(o.MaxBlockedPaths, MaxBlockedPaths), sorted: sorted}
 	env := rule.Env{Home: o.Home, Workspace: o.Workspace}
 	if set != nil {
 		// The rules' own env decides what they mean; o fills its gaps.
@@ -144,15 +163,15 @@ func NewPlan(set *rule.Set, o PlanOptions) Plan {
 			env.Workspace = e.Workspace
 		}
 	}
-	pl.home, pl.workspace = canonicalOrEmpty(env.Home), canonicalOrEmpty(env.Workspace)
+	pl.home, pl.workspace = pl.canonicalOrEmpty(env.Home), pl.canonicalOrEmpty(env.Workspace)
 	cenv := rule.Env{Home: pl.home, Workspace: pl.workspace}
-	for _, e := range essential {
-		if c := canonicalOrEmpty(e.path); c != "" && exists(c) {
-			pl.essential = append(pl.essential, essentialPath{c, e.why})
+	for i, sk := range walkSkips {
+		if sk.Home && pl.home != "" {
+			if pl.homeSkips == nil {
+				pl.homeSkips = map[string]*WalkSkip{}
+			}
+			pl.homeSkips[pl.home+"/"+sk.Path] = &walkSkips[i]
 		}
-	}
-	if pl.workspace != "" {
-		pl.essential = append(pl.essential, essentialPath{pl.workspace, "the command's own workspace"})
 	}
 
 	var rules []*rule.Rule
@@ -168,7 +187,7 @@ func NewPlan(set *rule.Set, o PlanOptions) Plan {
 		pl.addRule(r, cenv)
 	}
 	pl.walkAll()
-	return pl.finish()
+	return pl
 }
 
 type essentialPath struct{ path, why string }
@@ -177,7 +196,17 @@ type essentialPath struct{ path, why string }
 type planner struct {
 	home, workspace        string
 	maxEntries, maxBlocked int
-	essential              []essentialPath
+	// essential is made on the first path blocked (see essentials).
+	essential     []essentialPath
+	essentialDone bool
+	// memo resolves the plan's literal paths, from home and the workspace
+	// once they are resolved.
+	memo dirMemo
+	// homeSkips are the home directory's entries of walkSkips, by path.
+	homeSkips map[string]*WalkSkip
+	// sorted: the walk reads each directory's entries in name order.
+	// orderMatters: the plan may depend on that order (see NewPlan).
+	sorted, orderMatters bool
 
 	rules   []*plannedRule
 	walks   []*walk
@@ -200,6 +229,7 @@ type plannedRule struct {
 	anchorB     []byte
 	done        bool // decided without a walk
 	anywhere    bool
+	skipped     []string // directories the walk did not enter for it (walkSkips)
 	incomplete  []string // why some paths were left to the gate
 	blockedN    int
 	refused     []string // blocked paths that could not be blocked
@@ -238,7 +268,7 @@ func (pl *planner) addRule(r *rule.Rule, env rule.Env) {
 	star := strings.IndexByte(expanded, '*')
 	if star < 0 {
 		pr.done = true
-		rp, err := Resolve(expanded, "/", "")
+		rp, err := pl.resolve(expanded)
 		switch {
 		case err != nil:
 			gate(fmt.Sprintf("its path cannot be resolved: %v", err))
@@ -290,7 +320,7 @@ func (pl *planner) addRule(r *rule.Rule, env rule.Env) {
 	if base == "" {
 		base = "/"
 	}
-	rp, err := Resolve(base, "/", "")
+	rp, err := pl.resolve(base)
 	switch {
 	case err != nil:
 		gate(fmt.Sprintf("its directory %s cannot be resolved: %v", base, err))
@@ -350,8 +380,11 @@ func (pl *planner) attach(pr *plannedRule, scope, base string) {
 }
 
 func (pl *planner) walkAll() {
+	if len(pl.walks) == 0 {
+		return
+	}
 	sort.Slice(pl.walks, func(i, j int) bool { return pl.walks[i].root < pl.walks[j].root })
-	pl.dirbuf = make([]byte, 64<<10)
+	pl.dirbuf = make([]byte, walkBufSize)
 	for _, w := range pl.walks {
 		h, err := openRoot(w.root)
 		if err != nil {
@@ -387,7 +420,7 @@ func (pl *planner) walkDir(h dirHandle, dir string, users []walkUser, depth int)
 	for len(pl.bufs) <= depth {
 		pl.bufs = append(pl.bufs, &dirBuf{})
 	}
-	ents, err := h.read(pl.dirbuf, pl.bufs[depth])
+	ents, err := h.read(pl.dirbuf, pl.bufs[depth], pl.sorted)
 	if err != nil {
 		// guard cannot read it; nor can a command that runs as the same
 		// user. (Run as root, guard reads everything.)
@@ -413,6 +446,7 @@ func (pl *planner) walkDir(h dirHandle, dir string, users []walkUser, depth int)
 	}
 	for _, e := range ents {
 		if pl.visited >= pl.maxEntries {
+			pl.orderMatters = true
 			for _, u := range users {
 				u.pr.noteIncomplete(fmt.Sprintf("the walk stopped after %d entries (MaxWalkEntries), in %s", pl.maxEntries, dir))
 			}
@@ -441,13 +475,23 @@ func (pl *planner) walkDir(h dirHandle, dir string, users []walkUser, depth int)
 			}
 			return full
 		}
+		// A directory of walkSkips is not entered for the rules that match
+		// anywhere (each notes it); a rule on its way down still passes.
+		skip := t == typeDir && pl.skipDir(dir, e.name, fullPath)
 		var below []walkUser
+		descend := func(u *dirUser) {
+			if skip && u.pr.anywhere {
+				u.pr.skipped = append(u.pr.skipped, fullPath())
+				return
+			}
+			below = append(below, u.walkUser)
+		}
 		for i := range in {
 			u := &in[i]
 			if !u.anchorIn && !pl.mayHold(u, e.name) {
 				// Nothing here can match; what is below still may.
 				if t == typeDir {
-					below = append(below, u.walkUser)
+					descend(u)
 				}
 				continue
 			}
@@ -457,7 +501,7 @@ func (pl *planner) walkDir(h dirHandle, dir string, users []walkUser, depth int)
 				if u.pr.covers(name) {
 					pl.block(u.pr, fullPath(), true, true, "")
 				} else {
-					below = append(below, u.walkUser)
+					descend(u)
 				}
 			case typeLink:
 				if u.pr.covers(name) {
@@ -485,6 +529,7 @@ func (pl *planner) walkDir(h dirHandle, dir string, users []walkUser, depth int)
 			continue
 		}
 		if depth+1 >= MaxWalkDepth {
+			pl.orderMatters = true
 			for _, u := range below {
 				u.pr.noteIncomplete(fmt.Sprintf("%s is deeper than MaxWalkDepth (%d)", fullPath(), MaxWalkDepth))
 			}
@@ -531,10 +576,39 @@ func (pr *plannedRule) noteIncomplete(why string) {
 	}
 }
 
+// essentials are the essential paths as they resolve here, and the
+// workspace: made when the first path is blocked, since a plan that blocks
+// nothing need not resolve them.
+func (pl *planner) essentials() []essentialPath {
+	if pl.essentialDone {
+		return pl.essential
+	}
+	pl.essentialDone = true
+	for _, e := range essential {
+		rp, err := pl.resolve(e.path)
+		if err != nil || rp.Unknown != "" {
+			continue
+		}
+		// rp.Exists is false for what lies below /proc/self, which is
+		// judged by name: ask the file system.
+		if rp.Exists || exists(rp.Canonical) {
+			pl.essential = append(pl.essential, essentialPath{rp.Canonical, e.why})
+		}
+	}
+	if pl.workspace != "" {
+		pl.essential = append(pl.essential, essentialPath{pl.workspace, "the command's own workspace"})
+	}
+	return pl.essential
+}
+
+// resolve resolves an absolute path of the plan, from the directories it
+// resolved before.
+func (pl *planner) resolve(p string) (Path, error) { return pl.memo.resolve(p) }
+
 // blockLink blocks what a matching symlink leads to: blocking the link
 // itself would not stop a read through it.
 func (pl *planner) blockLink(pr *plannedRule, link string) {
-	rp, err := Resolve(link, "/", "")
+	rp, err := resolve(link, "/", "", pl.memo.known)
 	if err != nil || rp.Unknown != "" || !rp.Exists {
 		return // a dangling or looping link reads nothing
 	}
@@ -549,8 +623,9 @@ func (pl *planner) blockFile(pr *plannedRule, p string, links int) {
 }
 
 func (pl *planner) block(pr *plannedRule, p string, dir, exists bool, via string) {
-	for _, e := range pl.essential {
+	for _, e := range pl.essentials() {
 		if within(p, e.path) {
+			pl.orderMatters = true
 			pr.refused = append(pr.refused, fmt.Sprintf("%s holds %s (%s), which every command needs", p, e.path, e.why))
 			return
 		}
@@ -561,11 +636,14 @@ func (pl *planner) block(pr *plannedRule, p string, dir, exists bool, via string
 	b := pl.blocked[p]
 	if b == nil {
 		if len(pl.blocked) >= pl.maxBlocked {
+			pl.orderMatters = true
 			pr.noteIncomplete(fmt.Sprintf("the plan reached MaxBlockedPaths (%d)", pl.maxBlocked))
 			return
 		}
 		b = &BlockedPath{Path: p, Dir: dir, Exists: exists, Via: via}
 		pl.blocked[p] = b
+	} else if b.Via != via {
+		pl.orderMatters = true // the first to block it names the link
 	}
 	if n := len(b.Rules); n == 0 || b.Rules[n-1] != pr.plan.Rule {
 		b.Rules = append(b.Rules, pr.plan.Rule)
@@ -597,6 +675,7 @@ func (pl *planner) finish() Plan {
 	}
 	for _, b := range kept {
 		sort.Strings(b.Rules)
+		b.Rules = dedupe(b.Rules)
 		out.Blocked = append(out.Blocked, *b)
 	}
 	for _, pr := range pl.rules {
@@ -626,13 +705,19 @@ func (pl *planner) blockedAncestor(p string) *BlockedPath {
 // decide sets a rule's enforcement from what the walk found.
 func (pr *plannedRule) decide() {
 	pr.plan.Searched = pr.walkedRoots
+	if len(pr.skipped) > 0 {
+		sort.Strings(pr.skipped)
+		pr.skipped = dedupe(pr.skipped)
+		pr.plan.Skipped = len(pr.skipped)
+		pr.plan.SkippedDirs = pr.skipped[:min(len(pr.skipped), MaxReportedSkips)]
+	}
 	var gaps []string
 	gaps = append(gaps, pr.incomplete...)
 	gaps = append(gaps, pr.refused...)
 	switch {
 	case len(gaps) == 0 && pr.anywhere:
 		pr.plan.Enforcement = EnforceKernelInRoots
-		pr.plan.Why = fmt.Sprintf("it matches anywhere: blocked where it matches under %s; elsewhere only the gate stops reads", strings.Join(pr.walkedRoots, " and "))
+		pr.plan.Why = fmt.Sprintf("it matches anywhere: blocked where it matches under %s%s; elsewhere only the gate stops reads", strings.Join(pr.walkedRoots, " and "), pr.skippedNote())
 	case len(gaps) == 0:
 		pr.plan.Enforcement = EnforceKernel
 		switch {
@@ -646,18 +731,18 @@ func (pr *plannedRule) decide() {
 		}
 	case pr.blockedN > 0:
 		pr.plan.Enforcement = EnforcePartial
-		pr.plan.Why = "some paths are blocked; the gate alone stops reads of the rest: " + strings.Join(gaps, "; ")
+		pr.plan.Why = "some paths are blocked; the gate alone stops reads of the rest: " + strings.Join(gaps, "; ") + pr.skippedNote()
 	default:
 		pr.plan.Enforcement = EnforceGate
 		pr.plan.Why = "only the gate stops reads: " + strings.Join(gaps, "; ")
 	}
 }
 
-func canonicalOrEmpty(p string) string {
+func (pl *planner) canonicalOrEmpty(p string) string {
 	if p == "" || !path.IsAbs(p) {
 		return ""
 	}
-	rp, err := Resolve(p, "/", "")
+	rp, err := pl.resolve(p)
 	if err != nil || rp.Unknown != "" {
 		return ""
 	}

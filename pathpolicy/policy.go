@@ -51,10 +51,12 @@ type Policy struct {
 	// first is, per kind and action, the first rule: what a path that may
 	// lead anywhere matches.
 	first map[rule.Kind]map[rule.Action]*rule.Rule
-	// ids indexes the deny and ask rules by the identity of the directory
-	// or file their pattern names literally, and guard's protected paths by
-	// their own identity.
-	ids map[fileID][]idRef
+	// The identity index (identity.go): the deny and ask rules by the
+	// identity of the directory or file their pattern names literally, and
+	// guard's protected paths by their own identity, each made on first
+	// use.
+	idRules []idRule // the deny and ask rules to index, with their expanded pattern
+	ids     identities
 
 	guardDirRules map[rule.Kind]*rule.Rule // write(*/.guard) and delete(*/.guard)
 	// naming are, per kind, the allow rules that name a sensitive path.
@@ -64,6 +66,13 @@ type Policy struct {
 	// every check. A policy is made for one run, so this trusts them for
 	// no longer than the run's own checks take.
 	known []knownDir
+}
+
+// idRule is a deny or ask rule whose literal directory or file the identity
+// index follows.
+type idRule struct {
+	rule     *rule.Rule
+	expanded string
 }
 
 // idRef is a rule or a protected path reached through a file's identity.
@@ -81,11 +90,14 @@ func New(set *rule.Set, o Options) (*Policy, error) {
 	if set == nil {
 		set = rule.NewSet(nil, rule.Env{Home: o.Home, Workspace: o.Workspace})
 	}
+	// Home, the workspace and guard's files mostly lie below one another:
+	// each is resolved from the directories resolved before it.
+	var memo dirMemo
 	canon := func(what, p string) (string, error) {
 		if !path.IsAbs(p) {
 			return "", fmt.Errorf("%s %q is not an absolute path", what, p)
 		}
-		rp, err := Resolve(p, "/", "")
+		rp, err := memo.resolve(p)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", what, err)
 		}
@@ -94,7 +106,7 @@ func New(set *rule.Set, o Options) (*Policy, error) {
 		}
 		return rp.Canonical, nil
 	}
-	p := &Policy{order: map[*rule.Rule]int{}, ids: map[fileID][]idRef{}, naming: map[rule.Kind][]namingRule{}}
+	p := &Policy{order: map[*rule.Rule]int{}, naming: map[rule.Kind][]namingRule{}}
 	var err error
 	if p.home, err = canon("home directory", o.Home); err != nil {
 		return nil, err
@@ -112,7 +124,7 @@ func New(set *rule.Set, o Options) (*Policy, error) {
 	}
 
 	for _, d := range append([]string{p.home}, p.writable...) {
-		if k, ok := resolveKnown(d); ok {
+		if k, ok := memo.knownDir(d); ok {
 			p.known = append(p.known, k)
 		}
 	}
@@ -157,7 +169,7 @@ func New(set *rule.Set, o Options) (*Policy, error) {
 		switch {
 		case r.Bare:
 		case r.Action != rule.Allow:
-			p.indexRule(r, cenv.ExpandPath(r.Pattern))
+			p.idRules = append(p.idRules, idRule{rule: r, expanded: cenv.ExpandPath(r.Pattern)})
 		case r.Kind != rule.Read:
 			if e := sensitiveEntry(cenv.Home, strings.ReplaceAll(cenv.ExpandPath(r.Pattern), "*", "\x00")); e != nil {
 				x := cenv.ExpandPath(r.Pattern)
@@ -170,64 +182,6 @@ func New(set *rule.Set, o Options) (*Policy, error) {
 	}
 	return p, nil
 }
-
-// indexRule files a deny or ask rule under the identity of the directory
-// its pattern names before its first '*' (or of the file it names), so that
-// a second name of that directory is caught.
-func (p *Policy) indexRule(r *rule.Rule, expanded string) {
-	base := expanded
-	if i := strings.IndexByte(expanded, '*'); i >= 0 {
-		base = expanded[:strings.LastIndexByte(expanded[:i], '/')+1]
-		base = strings.TrimSuffix(base, "/")
-	}
-	if base == "" || base == "/" || !path.IsAbs(base) {
-		return // a pattern that matches anywhere has no directory to follow
-	}
-	st, err := statFollow(base)
-	if err != nil {
-		return // nothing there now: nothing to be a second name of
-	}
-	g := rule.CompileGlob(expanded)
-	p.ids[st.id] = append(p.ids[st.id], idRef{rule: r, base: base, glob: g})
-	if st.dir {
-		linkedFiles(base, func(f string, id fileID) {
-			if matchAncestors(g, f, len(base)) {
-				p.ids[id] = append(p.ids[id], idRef{rule: r, base: f, glob: g})
-			}
-		})
-	}
-}
-
-// linkedFiles calls fn for each regular file directly in dir that has more
-// than one hard link: its other names are outside the directory, where no
-// pattern sees them, so it is filed under its own identity too.
-func linkedFiles(dir string, fn func(path string, id fileID)) {
-	h, err := openRoot(dir)
-	if err != nil {
-		return
-	}
-	defer h.close()
-	ents, err := h.read(make([]byte, 8<<10), &dirBuf{})
-	if err != nil {
-		return
-	}
-	for i, e := range ents {
-		if i >= maxIdentityScan {
-			break
-		}
-		if e.typ != typeFile && e.typ != typeUnknown {
-			continue
-		}
-		if st, err := h.lstat(string(e.name)); err == nil && st.reg && st.nlink > 1 {
-			fn(dir+"/"+string(e.name), st.id)
-		}
-	}
-}
-
-// maxIdentityScan bounds the entries of a denied directory whose hard-link
-// counts New looks at: directories of secrets are small, and a rule over a
-// large tree is left to the sandbox for its hard links.
-const maxIdentityScan = 256
 
 // Home is the policy's home directory, canonical.
 func (p *Policy) Home() string { return p.home }
@@ -350,17 +304,15 @@ func (p *Policy) evaluate(op rule.Kind, rp Path) verdict {
 			}
 		}
 	}
-	for _, c := range rp.ids {
-		for _, ref := range p.ids[c.id] {
-			if ref.rule == nil || ref.rule.Kind != op {
-				continue
-			}
-			rebased := ref.base + rp.Canonical[c.end:]
-			if matchAncestors(ref.glob, rebased, len(ref.base)) {
-				offer(&rule.Hit{Rule: ref.rule, Match: MatchSameFile}, FormSameFile)
-			}
+	p.ids.each(p, rp, false, func(c compID, ref idRef) {
+		if ref.rule == nil || ref.rule.Kind != op {
+			return
 		}
-	}
+		rebased := ref.base + rp.Canonical[c.end:]
+		if matchAncestors(ref.glob, rebased, len(ref.base)) {
+			offer(&rule.Hit{Rule: ref.rule, Match: MatchSameFile}, FormSameFile)
+		}
+	})
 
 	// Allow: the canonical form, and for writes and deletes the link too.
 	allow := canonAllow

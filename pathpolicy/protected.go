@@ -59,19 +59,6 @@ func (p *Policy) setProtected(guardPaths []string, canon func(what, p string) (s
 		}
 	}
 	add(path.Join(p.workspace, guardDirName), "the project's guard settings: only guard's own commands change them")
-	for i := range p.protected {
-		pp := &p.protected[i]
-		st, err := statFollow(pp.path)
-		if err != nil {
-			continue
-		}
-		p.ids[st.id] = append(p.ids[st.id], idRef{protected: pp})
-		if st.dir {
-			linkedFiles(pp.path, func(_ string, id fileID) {
-				p.ids[id] = append(p.ids[id], idRef{protected: pp})
-			})
-		}
-	}
 	p.guardDirRules = map[rule.Kind]*rule.Rule{}
 	for _, k := range []rule.Kind{rule.Write, rule.Delete} {
 		p.guardDirRules[k] = &rule.Rule{Action: rule.Deny, Kind: k, Pattern: "*/" + guardDirName,
@@ -108,13 +95,16 @@ func (p *Policy) protectedHit(op rule.Kind, rp Path) (*rule.Hit, string) {
 			return &rule.Hit{Rule: p.guardDirRules[op], Match: MatchProtected}, p.guardDirRules[op].Why
 		}
 	}
-	for _, c := range rp.ids {
-		for _, ref := range p.ids[c.id] {
-			if ref.protected != nil {
-				return &rule.Hit{Rule: ref.protected.rules[op], Match: MatchSameFile},
-					fmt.Sprintf("%s is another name of %s: %s", rp.Canonical[:c.end], ref.protected.path, ref.protected.why)
-			}
+	var hit *rule.Hit
+	var why string
+	p.ids.each(p, rp, true, func(c compID, ref idRef) {
+		if ref.protected != nil && hit == nil {
+			hit = &rule.Hit{Rule: ref.protected.rules[op], Match: MatchSameFile}
+			why = fmt.Sprintf("%s is another name of %s: %s", rp.Canonical[:c.end], ref.protected.path, ref.protected.why)
 		}
+	})
+	if hit != nil {
+		return hit, why
 	}
 	// Changing a directory that holds guard's files (removing it, renaming
 	// over it) changes them too.

@@ -84,6 +84,9 @@ type Path struct {
 	// with the length of Canonical up to each: they let a rule that names a
 	// directory catch a second name of it (a bind mount, a hard link).
 	ids []compID
+	// linked is set when one of them is a regular file with more than one
+	// hard link: a file that may have another name elsewhere.
+	linked bool
 }
 
 // compID is an existing component of a canonical path.
@@ -118,16 +121,116 @@ type knownDir struct {
 	comps []comp
 }
 
+// dirMemo resolves the absolute paths a policy or plan is made of (home,
+// the workspace, guard's own files, the rules' directories), remembering
+// each directory it resolved so that the next path below it starts there
+// instead of examining every component from the root again: guard's files
+// all lie below two or three such directories. It lives as long as the
+// making of one policy or plan, and trusts the tree for no longer.
+type dirMemo struct {
+	known []knownDir
+	paths map[string]Path
+	// stats are the lstat answers (and link targets) so far: resolving
+	// /bin, /lib and /usr/lib examines /usr each time.
+	stats statCache
+}
+
+// statCache remembers lstat and readlink answers for a dirMemo.
+type statCache struct {
+	lstats map[string]lstatResult
+	links  map[string]string
+}
+
+type lstatResult struct {
+	st  stat
+	err error
+}
+
+func (c *statCache) lstat(p string) (stat, error) {
+	if r, ok := c.lstats[p]; ok {
+		return r.st, r.err
+	}
+	st, err := lstat(p)
+	if c.lstats == nil {
+		c.lstats = map[string]lstatResult{}
+	}
+	c.lstats[p] = lstatResult{st, err}
+	return st, err
+}
+
+func (c *statCache) readlink(p string) (string, error) {
+	if t, ok := c.links[p]; ok {
+		return t, nil
+	}
+	t, err := readlink(p)
+	if err == nil {
+		if c.links == nil {
+			c.links = map[string]string{}
+		}
+		c.links[p] = t
+	}
+	return t, err
+}
+
+// resolve resolves the absolute path p (see [Resolve]).
+func (m *dirMemo) resolve(p string) (Path, error) {
+	if rp, ok := m.paths[p]; ok {
+		return rp, nil
+	}
+	rp, k, err := resolveDir(p, m.known, &m.stats)
+	if err != nil {
+		return Path{}, err
+	}
+	if k != nil {
+		m.known = append(m.known, *k)
+	}
+	if m.paths == nil {
+		m.paths = map[string]Path{}
+	}
+	m.paths[p] = rp
+	return rp, nil
+}
+
+// knownDir returns the canonical directory c as a knownDir, from the memo
+// when it resolved it already.
+func (m *dirMemo) knownDir(c string) (knownDir, bool) {
+	for _, k := range m.known {
+		if k.path == c {
+			return k, true
+		}
+	}
+	return resolveKnown(c)
+}
+
 // resolveKnown resolves an absolute directory into a knownDir.
 func resolveKnown(dir string) (knownDir, bool) {
-	r := resolver{}
-	if err := r.run(dir, nil); err != nil || r.mode != modeReal || !r.lastDir && len(r.comps) > 0 {
+	_, k, err := resolveDir(dir, nil, nil)
+	if err != nil || k == nil {
 		return knownDir{}, false
 	}
-	return knownDir{path: r.current(), comps: append([]comp(nil), r.comps...)}, true
+	return *k, true
+}
+
+// resolveDir resolves the absolute path full, starting from the known
+// directories, and also returns it as a knownDir when it is an existing
+// directory that every component of was examined.
+func resolveDir(full string, known []knownDir, stats *statCache) (Path, *knownDir, error) {
+	var k knownDir
+	rp, err := resolveInto(full, "/", "", known, stats, &k)
+	if err != nil || k.path == "" {
+		return rp, nil, err
+	}
+	return rp, &k, nil
 }
 
 func resolve(p, dir, home string, known []knownDir) (Path, error) {
+	return resolveInto(p, dir, home, known, nil, nil)
+}
+
+// resolveInto is resolve that, when asDir is not nil, also sets *asDir to the
+// path as a knownDir if it is an existing directory every component of which
+// was examined (else leaves it alone).
+func resolveInto(p, dir, home string, known []knownDir, stats *statCache, asDir *knownDir) (Path, error) {
 	out := Path{Given: p}
 	fail := func(err error) (Path, error) { return Path{}, &PathError{Path: p, Err: err} }
 	switch {
@@ -159,7 +262,7 @@ func resolve(p, dir, home string, known []knownDir) (Path, error) {
 		return fail(ErrTooLong)
 	}
 	out.Absolute = path.Clean(full)
-	r := resolver{dir: dir}
+	r := resolver{dir: dir, stats: stats}
 	var stack [32]string
 	var comps [32]comp
 	r.stack, r.comps, r.buf = stack[:0], comps[:0], make([]byte, 0, len(full)+16)
@@ -167,6 +270,9 @@ func resolve(p, dir, home string, known []knownDir) (Path, error) {
 		return fail(err)
 	}
 	r.finish(&out)
+	if asDir != nil && r.mode == modeReal && (r.lastDir || len(r.comps) == 0) {
+		*asDir = knownDir{path: r.current(), comps: append([]comp(nil), r.comps...)}
+	}
 	return out, nil
 }
 
@@ -176,7 +282,8 @@ func resolve(p, dir, home string, known []knownDir) (Path, error) {
 // component of what has been resolved so far (so it goes up from a link's
 // target, not from the link).
 type resolver struct {
-	dir string // the command's directory: what /proc/self/cwd leads to
+	dir   string     // the command's directory: what /proc/self/cwd leads to
+	stats *statCache // answers to reuse, when not nil
 
 	buf   []byte // the resolved path; "" is the root
 	comps []comp
@@ -200,10 +307,11 @@ type resolver struct {
 }
 
 type comp struct {
-	name string
-	end  int // len(buf) with this component
-	id   fileID
-	real bool // examined, and id is valid
+	name   string
+	end    int // len(buf) with this component
+	id     fileID
+	real   bool // examined, and id is valid
+	linked bool // a regular file with more than one hard link
 }
 
 type mode uint8
@@ -279,7 +387,13 @@ func (r *resolver) run(full string, known []knownDir) error {
 // real examines one component below an existing directory.
 func (r *resolver) real(name string, final bool) error {
 	cand := r.join(name)
-	st, err := lstat(cand)
+	var st stat
+	var err error
+	if r.stats != nil {
+		st, err = r.stats.lstat(cand)
+	} else {
+		st, err = lstat(cand)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, errNotExist) || errors.Is(err, errNotDir):
@@ -301,6 +415,7 @@ func (r *resolver) real(name string, final bool) error {
 	}
 	if !st.link {
 		r.push(name, st.id, true)
+		r.comps[len(r.comps)-1].linked = st.reg && st.nlink > 1
 		r.lastDir = st.dir
 		return nil
 	}
@@ -329,7 +444,12 @@ func (r *resolver) real(name string, final bool) error {
 		}
 		// /proc's own links (mounts -> self/mounts) are ordinary.
 	}
-	target, err := readlink(cand)
+	var target string
+	if r.stats != nil {
+		target, err = r.stats.readlink(cand)
+	} else {
+		target, err = readlink(cand)
+	}
 	if err != nil {
 		return fmt.Errorf("reading the link %s: %w", cand, err)
 	}
@@ -492,6 +612,7 @@ func (r *resolver) finish(out *Path) {
 		out.ids = make([]compID, n)
 		for i, c := range r.comps[:n] {
 			out.ids[i] = compID{end: c.end, id: c.id}
+			out.linked = out.linked || c.linked
 		}
 	}
 }

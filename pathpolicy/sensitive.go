@@ -197,9 +197,15 @@ func names(r *rule.Rule, e *SensitiveEntry, env rule.Env) bool {
 // policy: each entry in the home directory, and each entry that matches
 // anywhere also at the top of the workspace. Paths that do not exist are
 // listed too (creating one is a change), with Exists false.
+//
+// Most entries do not exist in a given home or workspace: rather than
+// examine each of the hundred places, it lists the two directories once
+// and examines only the entries whose first name is there (see
+// [listedNames] for when it examines them all).
 func (p *Policy) SensitivePaths() []Location {
-	var out []Location
+	out := make([]Location, 0, 2*len(sensitive))
 	seen := map[string]bool{}
+	listed := map[string]map[string]bool{}
 	add := func(dir string, e SensitiveEntry) {
 		c := path.Join(dir, e.Path)
 		if seen[c] {
@@ -207,8 +213,16 @@ func (p *Policy) SensitivePaths() []Location {
 		}
 		seen[c] = true
 		l := Location{Path: c, Dir: e.Dir, Why: e.Why}
-		if st, err := lstat(c); err == nil {
-			l.Exists, l.Dir = true, st.dir
+		names, ok := listed[dir]
+		if !ok {
+			names = listedNames(dir)
+			listed[dir] = names
+		}
+		first, _, _ := strings.Cut(e.Path, "/")
+		if names == nil || names[strings.ToLower(first)] {
+			if st, err := lstat(c); err == nil {
+				l.Exists, l.Dir = true, st.dir
+			}
 		}
 		out = append(out, l)
 	}

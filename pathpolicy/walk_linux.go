@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,11 +66,12 @@ const (
 	typeFile // a regular file, or anything else that is not a directory or link
 )
 
-// read returns the directory's entries, sorted by name so that two walks
-// of the same tree visit it in the same order. It reads the kernel's
-// linux_dirent64 records directly; the names are copied into the arena
-// of d, which read reuses, so that a walk allocates little per directory.
-func (h dirHandle) read(buf []byte, d *dirBuf) ([]dirent, error) {
+// read returns the directory's entries, sorted by name when sorted is set
+// (so that two walks of the same tree visit it in the same order), else in
+// the order the kernel gives. It reads the kernel's linux_dirent64 records
+// directly; the names are copied into the arena of d, which read reuses, so
+// that a walk allocates little per directory.
+func (h dirHandle) read(buf []byte, d *dirBuf, sorted bool) ([]dirent, error) {
 	d.arena, d.ents = d.arena[:0], d.ents[:0]
 	for {
 		n, err := retry(func() (int, error) { return unix.Getdents(h.fd, buf) })
@@ -108,6 +110,12 @@ func (h dirHandle) read(buf []byte, d *dirBuf) ([]dirent, error) {
 	for i := range d.ents {
 		e := &d.ents[i]
 		e.name = d.arena[e.off : e.off+e.n : e.off+e.n]
+	}
+	if !sorted {
+		return d.ents, nil
+	}
+	for i := range d.ents {
+		e := &d.ents[i]
 		var k [8]byte
 		copy(k[:], e.name)
 		e.key = binary.BigEndian.Uint64(k[:])
@@ -130,4 +138,54 @@ func retry(f func() (int, error)) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// maxListedNames bounds the directory listedNames reads: a home or
+// workspace has far fewer entries.
+const maxListedNames = 1 << 16
+
+// listedNames returns the names in dir, lower-cased, or nil when guard
+// cannot rely on them to tell which names lookups find: an error, a
+// directory past maxListedNames, a name that is not ASCII (a case-folding
+// file system may find "ſ" under "s", which lower-casing ASCII does not
+// show), or a file system other than the local ones of localFS, whose
+// lookups may find names its listing does not show (an automounter, a FUSE
+// file system). Any answer is safe for a caller that examines a name when
+// it is listed, and every name when nil comes back.
+func listedNames(dir string) map[string]bool {
+	var fs unix.Statfs_t
+	if _, err := retry(func() (int, error) { return 0, unix.Statfs(dir, &fs) }); err != nil || !localFS[int64(fs.Type)] {
+		return nil
+	}
+	h, err := openRoot(dir)
+	if err != nil {
+		return nil
+	}
+	defer h.close()
+	ents, err := h.read(make([]byte, 8<<10), &dirBuf{}, false)
+	if err != nil || len(ents) > maxListedNames {
+		return nil
+	}
+	names := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		for _, c := range e.name {
+			if c >= 0x80 {
+				return nil
+			}
+		}
+		names[strings.ToLower(string(e.name))] = true
+	}
+	return names
+}
+
+// localFS are the file systems whose directory listings show every name a
+// lookup finds, by their statfs magic number.
+var localFS = map[int64]bool{
+	unix.EXT4_SUPER_MAGIC:      true, // ext2, ext3 and ext4
+	unix.XFS_SUPER_MAGIC:       true,
+	unix.BTRFS_SUPER_MAGIC:     true,
+	unix.TMPFS_MAGIC:           true,
+	unix.F2FS_SUPER_MAGIC:      true,
+	unix.OVERLAYFS_SUPER_MAGIC: true, // its listing merges the layers as its lookups do
+	0x2fc12fc1:                 true, // ZFS (no constant in x/sys)
 }

@@ -1,5 +1,52 @@
 package rule
 
+import (
+	"strings"
+	"sync"
+)
+
+// anchorIndex finds the rules whose anchor occurs in a target. A few rules
+// (the usual settings file has tens) are found by looking for each anchor
+// in turn, which costs less than building an automaton for one run of
+// guard; past maxLinearAnchors the automaton is built, once, on the first
+// search.
+type anchorIndex struct {
+	anchors []string
+	ids     []int32
+	once    sync.Once
+	ac      *automaton
+}
+
+// maxLinearAnchors is the most anchors looked for one by one: past it, one
+// pass of the automaton over the target costs less than a search per anchor.
+const maxLinearAnchors = 32
+
+func (x *anchorIndex) add(anchor string, id int32) {
+	x.anchors = append(x.anchors, anchor)
+	x.ids = append(x.ids, id)
+}
+
+// scan calls found for every rule whose anchor occurs in s (possibly more
+// than once for one rule).
+func (x *anchorIndex) scan(s string, found func(id int32)) {
+	if len(x.anchors) <= maxLinearAnchors {
+		for i, a := range x.anchors {
+			if strings.Contains(s, a) {
+				found(x.ids[i])
+			}
+		}
+		return
+	}
+	x.once.Do(func() {
+		x.ac = newAutomaton()
+		for i, a := range x.anchors {
+			x.ac.add(a, x.ids[i])
+		}
+		x.ac.build()
+	})
+	x.ac.scan(s, found)
+}
+
 // automaton is an Aho-Corasick matcher over the rules' anchors: for each
 // rule, the longest literal run of its pattern, which every target it matches
 // must contain. One pass over a target finds every rule whose anchor occurs in

@@ -4,6 +4,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // MatchKind says how a rule matched, for the user reading a verdict.
@@ -89,13 +90,16 @@ type compiled struct {
 // deny and ask rules are found by their literal prefix instead: those whose
 // prefix agrees with the target's known beginning.
 type kindIndex struct {
-	rules []*compiled
-	ac    *automaton
-	all   []int32 // rules with no literal text
+	rules   []*compiled
+	anchors anchorIndex
+	all     []int32 // rules with no literal text
 
-	byPrefix map[string][]int32
-	lens     []int    // the distinct prefix lengths, ascending
-	prefixes []string // the distinct prefixes, sorted
+	// The prefix index, made on the first target with unknown spans: most
+	// runs of guard match none.
+	prefixOnce sync.Once
+	byPrefix   map[string][]int32
+	lens       []int    // the distinct prefix lengths, ascending
+	prefixes   []string // the distinct prefixes, sorted
 }
 
 // Set is a compiled, indexed collection of rules.
@@ -114,15 +118,12 @@ func NewSet(rules []Rule, env Env) *Set {
 		r := &s.rules[i]
 		ix := s.kinds[r.Kind]
 		if ix == nil {
-			ix = &kindIndex{byPrefix: map[string][]int32{}, ac: newAutomaton()}
+			ix = &kindIndex{}
 			s.kinds[r.Kind] = ix
 		}
 		for _, c := range compileRule(i, r, env) {
 			ix.add(c)
 		}
-	}
-	for _, ix := range s.kinds {
-		ix.finish()
 	}
 	return s
 }
@@ -182,14 +183,21 @@ func (ix *kindIndex) add(c *compiled) {
 	if anchor == "" {
 		ix.all = append(ix.all, id)
 	} else {
-		ix.ac.add(anchor, id)
+		ix.anchors.add(anchor, id)
 	}
-	p := c.glob.literalPrefix()
-	ix.byPrefix[p] = append(ix.byPrefix[p], id)
 }
 
-func (ix *kindIndex) finish() {
-	ix.ac.build()
+// prefixIndex makes the prefix index, once.
+func (ix *kindIndex) prefixIndex() {
+	ix.prefixOnce.Do(ix.indexPrefixes)
+}
+
+func (ix *kindIndex) indexPrefixes() {
+	ix.byPrefix = map[string][]int32{}
+	for id, c := range ix.rules {
+		p := c.glob.literalPrefix()
+		ix.byPrefix[p] = append(ix.byPrefix[p], int32(id))
+	}
 	seen := map[int]bool{}
 	for p := range ix.byPrefix {
 		ix.prefixes = append(ix.prefixes, p)
@@ -253,7 +261,7 @@ func (ix *kindIndex) matchKnown(m *Matches, target string, ancestors bool) {
 	for _, id := range ix.all {
 		try(id)
 	}
-	ix.ac.scan(target, try)
+	ix.anchors.scan(target, try)
 }
 
 func (ix *kindIndex) matchUnknown(m *Matches, t Text, known string) {
@@ -279,7 +287,7 @@ func (ix *kindIndex) matchUnknown(m *Matches, t Text, known string) {
 	}
 	for _, sp := range t {
 		if !sp.Unknown {
-			ix.ac.scan(sp.Lit, func(id int32) {
+			ix.anchors.scan(sp.Lit, func(id int32) {
 				if ix.rules[id].rule.Action == Allow {
 					try(id)
 				}
@@ -288,6 +296,7 @@ func (ix *kindIndex) matchUnknown(m *Matches, t Text, known string) {
 	}
 	// Deny and ask rules: those whose literal prefix agrees with the known
 	// beginning of t, either way round.
+	ix.prefixIndex()
 	denyOrAsk := func(id int32) {
 		if ix.rules[id].rule.Action != Allow {
 			try(id)

@@ -172,6 +172,38 @@ func FuzzSetAgreesWithScan(f *testing.F) {
 	})
 }
 
+// TestSetAgreesWithScanAtEverySize: a set finds its candidates by looking
+// for each anchor in turn up to maxLinearAnchors rules, and by an automaton
+// past it. Both must give what a scan of every rule gives, for known
+// targets and targets with unknown spans, at sizes on each side.
+func TestSetAgreesWithScanAtEverySize(t *testing.T) {
+	targets := []Text{
+		Known("git sub5 --flag=7"), Known("git sub5"), Known("npm run target12x"), Known("make * --opt3 x"),
+		Known("/usr/bin/tool4 -v"), Known("cargo sub10 --flag=3 --opt13 y"), Known(""),
+		text(lit("git "), u("$SUB"), lit(" --opt3 z")), text(u("$CMD"), lit(" sub0 x")), text(lit("rm sub"), u("$N")),
+	}
+	for _, n := range []int{1, 5, maxLinearAnchors - 1, maxLinearAnchors, maxLinearAnchors + 1, 100, 400} {
+		rules := benchRules(n)
+		set := NewSet(rules, Env{})
+		hits := 0
+		for _, tx := range targets {
+			got := set.Match(Shell, tx)
+			want := naive(rules, Env{}, Shell, tx)
+			if !sameHit(got.Deny, want.Deny) || !sameHit(got.Ask, want.Ask) || !sameHit(got.Allow, want.Allow) {
+				t.Errorf("%d rules, %v: index %+v %+v %+v, scan %+v %+v %+v", n, tx, got.Deny, got.Ask, got.Allow, want.Deny, want.Ask, want.Allow)
+			}
+			for _, h := range []*Hit{got.Deny, got.Ask, got.Allow} {
+				if h != nil {
+					hits++
+				}
+			}
+		}
+		if n >= maxLinearAnchors && hits < 5 {
+			t.Errorf("%d rules: only %d hits over the targets: the test compares little", n, hits)
+		}
+	}
+}
+
 // benchRules makes n shell rules in the shapes people write: tools with
 // subcommands, prefixes, exact commands, a few leading or inner wildcards.
 func benchRules(n int) []Rule {
@@ -218,5 +250,28 @@ func BenchmarkSet10000ShellRulesUnknownSpan(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		set.Match(Shell, t)
+	}
+}
+
+// BenchmarkNewSetSettingsFile compiles the rules of a typical settings file
+// (a few tens, like guard init's): every run of guard pays it once, so it
+// must cost far less than a process start.
+func BenchmarkNewSetSettingsFile(b *testing.B) {
+	var specs []string
+	for _, p := range []string{"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gh", "~/.netrc", "~/.kube/config", "*/.env", "*/.env.*"} {
+		specs = append(specs, "deny read("+p+")")
+	}
+	for _, c := range []string{"rm -rf /", "sudo *", "git push --force *", "mkfs *", "dd * of=/dev/sd*"} {
+		specs = append(specs, "deny shell("+c+")")
+	}
+	for _, c := range []string{"git *", "go test *", "go build *", "make *", "npm run *", "cargo test *"} {
+		specs = append(specs, "allow shell("+c+")")
+	}
+	specs = append(specs, "ask shell(git push *)", "ask shell(git reset --hard *)")
+	rules := mustRules(b, specs...)
+	env := Env{Home: "/home/u", Workspace: "/home/u/proj"}
+	b.ReportAllocs()
+	for b.Loop() {
+		NewSet(rules, env)
 	}
 }
