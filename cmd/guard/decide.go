@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
+	"github.com/guard-sh/guard/agents/claudecode"
 	"github.com/guard-sh/guard/config"
 	"github.com/guard-sh/guard/gate"
 	"github.com/guard-sh/guard/pathpolicy"
@@ -245,17 +245,17 @@ func (j *judge) webRequest(tool, target string) (*gate.Request, error) {
 	return req, nil
 }
 
-// urlHost is the host of a URL, or the target itself when it is a bare host.
+// urlHost is the host of a URL, or of a bare host name. It reads the URL as
+// strictly as the hook does (claudecode.URLHost): a trailing dot is dropped,
+// and a user-info part, a backslash or a non-ASCII host is refused rather
+// than guessed at, so that guard and the program that fetches cannot read
+// two different hosts.
 func urlHost(target string) (string, error) {
 	raw := target
 	if !strings.Contains(raw, "://") {
 		raw = "https://" + raw
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return "", fmt.Errorf("%q is not a URL or a host name", target)
-	}
-	return strings.ToLower(u.Hostname()), nil
+	return claudecode.URLHost(raw)
 }
 
 // mcpRequest judges an MCP tool given as server:tool.
