@@ -152,3 +152,30 @@ ask = ["shell(git push *)"]
 		t.Fatalf("bypass did not ask:\n%s", screen)
 	}
 }
+
+// TestHookSandboxApprovalIsNotAskedTwice: with guard hook claude-code
+// --sandbox, a command guard asks about is asked by Claude Code; on a yes
+// Claude Code runs the rewritten guard exec, which takes that answer (once)
+// instead of asking the same person again.
+func TestHookSandboxApprovalIsNotAskedTwice(t *testing.T) {
+	w := newWorld(t)
+	input := `{"session_id":"sess-1","transcript_path":"/dev/null","cwd":"` + w.workspace + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch approved"}}`
+	r := w.guardIn(w.workspace, input, "hook", "claude-code", "--sandbox").expect(t, 0)
+	if !strings.Contains(r.stdout, `"permissionDecision":"ask"`) || !strings.Contains(r.stdout, "exec --session sess-1 -c 'touch approved'") {
+		t.Fatalf("want ask with the command rewritten: %s", r)
+	}
+	// What Claude Code runs after its user said yes, with no terminal.
+	w.guard("exec", "--session", "sess-1", "-c", "touch approved").expect(t, 0)
+	if !exists(filepath.Join(w.workspace, "approved")) {
+		t.Fatal("the approved command did not run")
+	}
+	// Once only: the same command again asks again (no terminal: refused).
+	w.guard("exec", "--session", "sess-1", "-c", "touch approved").expect(t, 77)
+	// Another session, or another command, never had the approval.
+	w.guardIn(w.workspace, input, "hook", "claude-code", "--sandbox").expect(t, 0)
+	w.guard("exec", "--session", "sess-2", "-c", "touch approved").expect(t, 77)
+	w.guard("exec", "--session", "sess-1", "-c", "touch approved; touch more").expect(t, 77)
+	// A deny rule still refuses what the agent's user approved.
+	w.guardIn(w.workspace, input, "hook", "claude-code", "--sandbox").expect(t, 0)
+	w.guard("exec", "--session", "sess-1", "--deny", "shell(touch *)", "-c", "touch approved").expect(t, 77)
+}

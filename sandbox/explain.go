@@ -132,28 +132,101 @@ func (p Policy) explain(k kernel) Explanation {
 	} else {
 		add(Item{What: "signals", By: "gate only", Note: "Landlock ABI 6 signal scoping missing: the command can signal the user's other processes"})
 	}
+	add(p.unixSocketsItem(k))
 	for _, s := range p.UnixSockets {
-		it := Item{What: "unix-socket", Path: s, Kernel: true}
-		if p.Network {
-			it.By, it.Note = "nothing", "network on: reachable, as is every Unix socket"
-		} else {
-			it.By, it.Note = "seccomp", "refused: Landlock ABI 9, which can allow one Unix socket path, is not used yet, and with the network off no connection is allowed"
+		it := Item{What: "unix-socket", Path: s.Path}
+		why := s.refused()
+		switch {
+		case why != "" && k.seccomp:
+			it.Kernel, it.By = true, "seccomp"
+			if k.userNotif {
+				it.By = "seccomp user notification"
+			}
+			it.Note = fmt.Sprintf("refused: %s; if you mean it, write {path = %q, dangerous = true}", why, s.Path)
+		case k.seccomp && k.userNotif:
+			it.Kernel, it.By = true, "seccomp user notification"
+			it.Note = "allowed: guard makes each connection to this socket itself (found again each time), with the network off or on"
+			if s.Dangerous {
+				it.Note += "; marked dangerous: " + orKnown(SocketDanger(s.Path))
+			}
+		case k.seccomp && p.netMode() != netOn:
+			it.Kernel, it.By = true, "seccomp"
+			it.Note = "refused like every Unix socket: guard cannot make connections for the command here (" + k.userNotifErr + ")"
+		default:
+			it.By = "nothing"
+			it.Note = "reachable, as is every Unix socket the user can open: " + orKnown(k.userNotifErr+k.seccompErr)
+		}
+		add(it)
+	}
+	for _, d := range p.Private {
+		it := Item{What: "private", Path: d}
+		keeps := p.privateKeeps(d)
+		but := "nothing in it is visible"
+		if len(keeps) > 0 {
+			but = "only " + strings.Join(keeps, ", ") + " is visible in it"
+		}
+		w := p.insideWritable(d)
+		switch {
+		case k.mountNS:
+			it.Kernel, it.By, it.Note = true, "mount namespace", but+": an empty, read-only directory covers the rest"
+		case w == "" && landlock != "":
+			it.Kernel, it.By, it.Note = true, "Landlock", but+"; the names in it can be listed (a mount namespace would hide them)"
+		default:
+			it.By = "nothing"
+			it.Note = "its contents are visible to the command: " + k.noMountNS()
 		}
 		add(it)
 	}
 	return e
 }
 
+// orKnown is s, or a word for nothing known.
+func orKnown(s string) string {
+	if s == "" {
+		return "no reason known"
+	}
+	return s
+}
+
+// unixSocketsItem says how connections to Unix sockets are kept to the
+// allowed ones and the command's own.
+func (p Policy) unixSocketsItem(k kernel) Item {
+	it := Item{What: "unix-sockets"}
+	mode := p.netMode()
+	switch {
+	case !k.seccomp:
+		it.By, it.Note = "gate only", "no seccomp: every Unix socket the user can open is reachable ("+k.seccompErr+")"
+	case k.userNotif:
+		it.Kernel, it.By = true, "seccomp user notification"
+		it.Note = "guard makes every connection itself, after a check: to the allowed sockets below and to the command's own; " +
+			"every other named or abstract Unix socket is refused (EACCES), Docker's included, with the network off or on. " +
+			"Limits: datagrams sent with sendmsg to a named socket outside are not checked; the server sees guard (same user) as its peer"
+		switch {
+		case mode == netOff && !k.mountNS:
+			it.Note += "; without a network namespace of its own the command may not bind or listen (an abstract name it took would be the machine's)"
+		case mode != netOff:
+			it.Note += "; the command may bind abstract names in the machine's network namespace"
+		}
+	case mode == netOn:
+		it.By = "nothing"
+		it.Note = "network on: every Unix socket the user can open is reachable, Docker's included (" + k.userNotifErr + ")"
+	default:
+		it.Kernel, it.By = true, "seccomp"
+		it.Note = "no Unix socket connections at all (" + k.userNotifErr + "): allow_unix_sockets has no effect"
+	}
+	return it
+}
+
 func (p Policy) networkItem(k kernel) Item {
 	switch p.netMode() {
 	case netOn:
-		return Item{What: "network", Path: "on", Kernel: true, By: "nothing", Note: "any connection, the machine's Unix sockets included (Docker's, systemd's)"}
+		return Item{What: "network", Path: "on", Kernel: true, By: "nothing", Note: "any connection, but to Unix sockets (see unix-sockets)"}
 	case netTCP:
 		ports := make([]string, len(p.TCPConnect))
 		for i, port := range p.TCPConnect {
 			ports[i] = fmt.Sprint(port)
 		}
-		it := Item{What: "network", Path: "tcp " + strings.Join(ports, ","), Note: "TCP connections to these ports only; no UDP (name lookups need a resolver over TCP), no Unix socket connections"}
+		it := Item{What: "network", Path: "tcp " + strings.Join(ports, ","), Note: "TCP connections to these ports only; no UDP (name lookups need a resolver over TCP); Unix sockets: see unix-sockets"}
 		if k.abi >= 4 && k.seccomp {
 			it.Kernel, it.By = true, "Landlock, seccomp"
 		} else {
@@ -163,10 +236,12 @@ func (p Policy) networkItem(k kernel) Item {
 	}
 	it := Item{What: "network", Path: "off"}
 	switch {
+	case k.abi >= 4 && k.seccomp && k.mountNS:
+		it.Kernel, it.By, it.Note = true, "Landlock, seccomp, network namespace", "no IP, netlink or packet socket; Unix sockets only (see unix-sockets)"
 	case k.abi >= 4 && k.seccomp:
-		it.Kernel, it.By, it.Note = true, "Landlock, seccomp", "Unix socket pairs only"
+		it.Kernel, it.By, it.Note = true, "Landlock, seccomp", "no IP, netlink or packet socket; Unix sockets only (see unix-sockets)"
 	case k.seccomp:
-		it.Kernel, it.By, it.Note = true, "seccomp", "Unix socket pairs only (without Landlock ABI 4, seccomp alone)"
+		it.Kernel, it.By, it.Note = true, "seccomp", "Unix sockets only (without Landlock ABI 4, seccomp alone)"
 	default:
 		it.By, it.Note = "gate only", "no seccomp: "+k.seccompErr
 	}

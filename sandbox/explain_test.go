@@ -6,11 +6,12 @@ import (
 )
 
 var (
-	fullKernel  = kernel{abi: 7, signalScope: true, seccomp: true, mountNS: true, mountHow: "CAP_SYS_ADMIN"}
-	noMountNS   = kernel{abi: 7, signalScope: true, seccomp: true, mountErr: "no CAP_SYS_ADMIN, and no user namespace was made"}
-	oldLandlock = kernel{abi: 3, seccomp: true, mountNS: true}
-	noLandlock  = kernel{abiErr: "Landlock is not enabled", seccomp: true, mountNS: true}
+	fullKernel  = kernel{abi: 7, signalScope: true, seccomp: true, userNotif: true, mountNS: true, mountHow: "CAP_SYS_ADMIN"}
+	noMountNS   = kernel{abi: 7, signalScope: true, seccomp: true, userNotif: true, mountErr: "no CAP_SYS_ADMIN, and no user namespace was made"}
+	oldLandlock = kernel{abi: 3, seccomp: true, userNotif: true, mountNS: true}
+	noLandlock  = kernel{abiErr: "Landlock is not enabled", seccomp: true, userNotif: true, mountNS: true}
 	noSeccomp   = kernel{abi: 7, signalScope: true, seccompErr: "seccomp filters are not available", mountNS: true}
+	noUserNotif = kernel{abi: 7, signalScope: true, seccomp: true, userNotifErr: "pidfd_getfd is not available (Linux 5.6)", mountNS: true}
 )
 
 func examplePolicy() Policy {
@@ -66,13 +67,28 @@ func TestExplain(t *testing.T) {
 		{"a missing read-only path cannot be bound", fullKernel, nil, "read-only", "/home/u/proj/.guard", false, "gate only", "could create it"},
 		{"a read-only path outside is Landlock's", fullKernel, nil, "read-only", "/home/u/.config/guard", true, "Landlock", "outside every writable root"},
 		{"without a mount namespace a read-only path inside is gate only", noMountNS, nil, "read-only", "/home/u/proj/.git/hooks", false, "gate only", ""},
-		{"network off", fullKernel, nil, "network", "off", true, "Landlock, seccomp", "socket pairs only"},
+		{"network off", fullKernel, nil, "network", "off", true, "Landlock, seccomp, network namespace", "Unix sockets only"},
+		{"network off without a mount namespace has no network namespace", noMountNS, nil, "network", "off", true, "Landlock, seccomp", "Unix sockets only"},
 		{"network off with an old Landlock is seccomp's", oldLandlock, nil, "network", "off", true, "seccomp", "seccomp alone"},
 		{"network off without seccomp is gate only", noSeccomp, nil, "network", "off", false, "gate only", ""},
 		{"TCP ports", fullKernel, func(p *Policy) { p.TCPConnect = []uint16{443, 22} }, "network", "tcp 443,22", true, "Landlock, seccomp", "no UDP"},
 		{"TCP ports need Landlock ABI 4", oldLandlock, func(p *Policy) { p.TCPConnect = []uint16{443} }, "network", "tcp 443", false, "gate only", "ABI 4"},
-		{"network on", fullKernel, func(p *Policy) { p.Network = true }, "network", "on", true, "nothing", "Unix sockets"},
-		{"a Unix socket with the network off is refused", fullKernel, func(p *Policy) { p.UnixSockets = []string{"/run/user/1/ssh.sock"} }, "unix-socket", "/run/user/1/ssh.sock", true, "seccomp", "refused"},
+		{"network on", fullKernel, func(p *Policy) { p.Network = true }, "network", "on", true, "nothing", "but to Unix sockets"},
+		{"Unix sockets are checked by guard", fullKernel, nil, "unix-sockets", "", true, "seccomp user notification", "Docker's included"},
+		{"Unix sockets with the network on too", fullKernel, func(p *Policy) { p.Network = true }, "unix-sockets", "", true, "seccomp user notification", "abstract names in the machine's network namespace"},
+		{"without a network namespace, no servers", noMountNS, nil, "unix-sockets", "", true, "seccomp user notification", "may not bind or listen"},
+		{"without user notification, no Unix connections", noUserNotif, nil, "unix-sockets", "", true, "seccomp", "no Unix socket connections at all"},
+		{"without user notification and the network on, every socket is reachable", noUserNotif, func(p *Policy) { p.Network = true }, "unix-sockets", "", false, "nothing", "Docker's included"},
+		{"an allowed socket", fullKernel, func(p *Policy) { p.UnixSockets = []UnixSocket{{Path: "/run/user/1/ssh.sock"}} }, "unix-socket", "/run/user/1/ssh.sock", true, "seccomp user notification", "allowed"},
+		{"an allowed socket without user notification", noUserNotif, func(p *Policy) { p.UnixSockets = []UnixSocket{{Path: "/run/user/1/ssh.sock"}} }, "unix-socket", "/run/user/1/ssh.sock", true, "seccomp", "refused like every Unix socket"},
+		{"a socket named docker.sock is refused", fullKernel, func(p *Policy) { p.UnixSockets = []UnixSocket{{Path: "/home/u/run/docker.sock"}} }, "unix-socket", "/home/u/run/docker.sock", true, "seccomp user notification", "dangerous = true"},
+		{"a socket named docker.sock marked dangerous is allowed", fullKernel, func(p *Policy) { p.UnixSockets = []UnixSocket{{Path: "/home/u/run/docker.sock", Dangerous: true}} }, "unix-socket", "/home/u/run/docker.sock", true, "seccomp user notification", "marked dangerous: Docker"},
+		{"a private directory is covered", fullKernel, func(p *Policy) {
+			p.Private = []string{"/home/u/.cache/guard/caches"}
+			p.Writable = append(p.Writable, "/home/u/.cache/guard/caches/proj-1")
+		}, "private", "/home/u/.cache/guard/caches", true, "mount namespace", "only /home/u/.cache/guard/caches/proj-1 is visible"},
+		{"a private directory without a mount namespace is Landlock's", noMountNS, func(p *Policy) { p.Private = []string{"/home/u/.cache/guard/caches"} }, "private", "/home/u/.cache/guard/caches", true, "Landlock", "nothing in it is visible"},
+		{"a private directory in a writable root needs a mount namespace", noMountNS, func(p *Policy) { p.Private = []string{"/home/u/proj/cache"} }, "private", "/home/u/proj/cache", false, "nothing", "visible to the command"},
 		{"chmod outside without a mount namespace", noMountNS, nil, "outside-writable", "", false, "gate only", "chmod"},
 		{"the seccomp filter", noSeccomp, nil, "syscalls", "", false, "gate only", "ptrace"},
 		{"signals without scoping", oldLandlock, nil, "signals", "", false, "gate only", "signal"},
@@ -161,6 +177,11 @@ func TestFeatures(t *testing.T) {
 	}
 	if len(missing) != 5 {
 		t.Errorf("Landlock ABI 3: want 5 features missing, got %v", missing)
+	}
+	for _, f := range noUserNotif.features() {
+		if want := f.Name == "Unix sockets: only the allowed ones and the command's own"; f.Provided == want {
+			t.Errorf("without user notification: %q provided=%v", f.Name, f.Provided)
+		}
 	}
 }
 

@@ -3,14 +3,18 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -60,6 +64,11 @@ func launchFromEnv(spec string) int {
 		return 71
 	}
 	<-p.caughtCh // so that a test's signal finds the handlers in place
+	if os.Getenv("GUARD_SANDBOX_LAUNCH_SAY") != "" {
+		// The command may say it is ready before the handlers are in
+		// place: a test that signals waits for this too.
+		fmt.Fprintln(os.Stderr, "launcher catching signals")
+	}
 	status, err := p.Wait()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "launch:", err)
@@ -144,6 +153,56 @@ func helperAction(action string, args []string) error {
 			name = "@" + name
 		}
 		return unix.Connect(fd, &unix.SockaddrUnix{Name: name})
+	case "unix-read":
+		// Connect to a named socket and read what the server says first.
+		c, err := net.DialTimeout("unix", arg(0), 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 64)
+		n, err := c.Read(buf)
+		os.Stdout.Write(buf[:n])
+		return err
+	case "serve":
+		// A server of its own: listen on a named socket (or @abstract),
+		// connect to it, and pass a message.
+		return serveAndConnect(arg(0), arg(1) == "relative")
+	case "hold":
+		// Listen on a name, say so in the file arg(1), and keep it until
+		// the file arg(2) appears.
+		l, err := net.Listen("unix", arg(0))
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		if err := os.WriteFile(arg(1), []byte("ready"), 0o644); err != nil {
+			return err
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(arg(2)); err == nil {
+				return nil
+			}
+		}
+		return errors.New("hold: never told to stop")
+	case "dgram":
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err != nil {
+			return fmt.Errorf("socket: %w", err)
+		}
+		defer unix.Close(fd)
+		return unix.Sendto(fd, []byte("hello"), 0, &unix.SockaddrUnix{Name: arg(0)})
+	case "connect-edge":
+		// A connect the kernel refuses on its own: guard must refuse it
+		// the same way. Prints the errno's number.
+		fmt.Println(int(connectEdge(arg(0), arg(1))))
+		return nil
+	case "race":
+		// Connect again and again to the allowed socket arg(0) while
+		// another thread rewrites the address to arg(1) and back: guard
+		// must read the address once.
+		return raceConnect(arg(0), arg(1))
 	case "socketpair":
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		if err != nil {
@@ -317,6 +376,152 @@ func leaveDaemon(file string) error {
 	}
 	_, err = p.Wait()
 	return err
+}
+
+// connectEdge makes the connect of case c (to path, where one is needed)
+// and returns its errno.
+func connectEdge(c, path string) unix.Errno {
+	sock := func(typ int) int {
+		fd, err := unix.Socket(unix.AF_UNIX, typ, 0)
+		if err != nil {
+			panic(err)
+		}
+		return fd
+	}
+	raw := func(fd int, p unsafe.Pointer, n uintptr) unix.Errno {
+		_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(p), n)
+		return e
+	}
+	var sa [110]byte
+	binary.NativeEndian.PutUint16(sa[:], unix.AF_UNIX)
+	n := 2 + copy(sa[2:], path) + 1
+	switch c {
+	case "bad-fd":
+		return raw(999, unsafe.Pointer(&sa[0]), uintptr(n))
+	case "not-a-socket":
+		var p [2]int
+		unix.Pipe(p[:])
+		return raw(p[0], unsafe.Pointer(&sa[0]), uintptr(n))
+	case "bad-pointer":
+		_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(sock(unix.SOCK_STREAM)), 8, uintptr(n))
+		return e
+	case "huge-length":
+		return raw(sock(unix.SOCK_STREAM), unsafe.Pointer(&sa[0]), 4096)
+	case "no-name":
+		return raw(sock(unix.SOCK_STREAM), unsafe.Pointer(&sa[0]), 2)
+	case "unspec-dgram":
+		binary.NativeEndian.PutUint16(sa[:], unix.AF_UNSPEC)
+		return raw(sock(unix.SOCK_DGRAM), unsafe.Pointer(&sa[0]), uintptr(n))
+	case "inet-address":
+		binary.NativeEndian.PutUint16(sa[:], unix.AF_INET)
+		return raw(sock(unix.SOCK_STREAM), unsafe.Pointer(&sa[0]), 16)
+	case "path":
+		return raw(sock(unix.SOCK_STREAM), unsafe.Pointer(&sa[0]), uintptr(n))
+	case "dgram-own":
+		// A datagram socket of its own, bound at path, and another
+		// connected to it.
+		srv := sock(unix.SOCK_DGRAM)
+		if err := unix.Bind(srv, &unix.SockaddrUnix{Name: path}); err != nil {
+			return err.(unix.Errno)
+		}
+		cl := sock(unix.SOCK_DGRAM)
+		if e := raw(cl, unsafe.Pointer(&sa[0]), uintptr(n)); e != 0 {
+			return e
+		}
+		if _, err := unix.Write(cl, []byte("x")); err != nil {
+			return err.(unix.Errno)
+		}
+		return 0
+	}
+	return unix.ENOSYS
+}
+
+// serveAndConnect listens on name (a path, or @abstract), connects to it
+// and exchanges a message, as test runners and language servers do.
+func serveAndConnect(name string, relative bool) error {
+	l, err := net.Listen("unix", name)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Write([]byte("pong"))
+		c.Close()
+	}()
+	dial := name
+	if relative && !strings.HasPrefix(name, "@") {
+		dir, base := filepath.Split(name)
+		if err := os.Chdir(dir); err != nil {
+			return err
+		}
+		dial = base
+	}
+	c, err := net.DialTimeout("unix", dial, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+		return fmt.Errorf("read %q: %v", buf, err)
+	}
+	return nil
+}
+
+// raceConnect tries to win the race between guard's check of a connect's
+// address and the connection: one thread connects to allowed in a loop,
+// another flips the very same address buffer to forbidden and back. It
+// succeeds (exit 0) when any connection reached forbidden, which the test
+// learns from forbidden's server; here it reports how many connections
+// were made.
+func raceConnect(allowed, forbidden string) error {
+	if len(allowed) != len(forbidden) {
+		return errors.New("race: the two paths must be as long")
+	}
+	var sa [110]byte
+	binary.NativeEndian.PutUint16(sa[:], unix.AF_UNIX)
+	copy(sa[2:], allowed)
+	salen := 2 + len(allowed) + 1
+	stop := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		p := (*[110]byte)(unsafe.Pointer(&sa))
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			src := allowed
+			if i%2 == 0 {
+				src = forbidden
+			}
+			for j := 0; j < len(src); j++ {
+				p[2+j] = src[j]
+			}
+		}
+	}()
+	connected := 0
+	for i := 0; i < 2000; i++ {
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			close(stop)
+			return err
+		}
+		_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa[0])), uintptr(salen))
+		if e == 0 {
+			connected++
+		}
+		unix.Close(fd)
+	}
+	close(stop)
+	fmt.Println("connected", connected)
+	return nil
 }
 
 func jsonString(v any) (string, error) {

@@ -78,17 +78,16 @@ type ruleset struct {
 
 // newRuleset creates the ruleset of a policy for an ABI version: every file
 // system right handled; TCP bind and connect handled unless the network is
-// on; abstract Unix sockets scoped unless the network is on, signals
-// always.
+// on; abstract Unix sockets and signals scoped always (the network on is
+// the IP network: guard makes the command's Unix connections, and the
+// scope keeps its datagrams from abstract sockets outside).
 func newRuleset(abi int, signalScope bool, mode netMode) (*ruleset, error) {
 	attr := ll.RulesetAttr{HandledAccessFS: llHandledFS(abi)}
 	if abi >= 4 && mode != netOn {
 		attr.HandledAccessNet = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
 	}
 	if abi >= 6 {
-		if mode != netOn {
-			attr.Scoped |= ll.ScopeAbstractUnixSocket
-		}
+		attr.Scoped |= ll.ScopeAbstractUnixSocket
 		if signalScope {
 			attr.Scoped |= ll.ScopeSignal
 		}

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -35,27 +36,53 @@ type Launcher struct {
 	used bool
 }
 
+// PrepareOption is an option of [Prepare].
+type PrepareOption func(*prepareOptions)
+
+type prepareOptions struct {
+	network bool
+}
+
+// ExpectNetwork tells [Prepare] whether the command will probably have the
+// network (on, or TCP ports): then the thread does not make the network
+// namespace a command without network gets. A wrong guess costs Start the
+// time to prepare another thread.
+func ExpectNetwork(on bool) PrepareOption {
+	return func(o *prepareOptions) { o.network = on }
+}
+
 // Prepare makes the launching thread ahead of [Launcher.Start], with its
-// mount namespace, its private devices and the Landlock rules most policies
-// share. In a fresh process the runtime takes a while to give a goroutine a
-// thread of its own, and all this takes some more: guard exec calls Prepare
-// first, and loads its settings and judges the command meanwhile. Call
-// Start or Close on the result, once.
-func Prepare() *Launcher {
+// mount namespace, its network namespace (unless [ExpectNetwork]), its
+// private devices and the Landlock rules most policies share. In a fresh
+// process the runtime takes a while to give a goroutine a thread of its
+// own, and all this takes some more: guard exec calls Prepare first, and
+// loads its settings and judges the command meanwhile. Call Start or Close
+// on the result, once.
+func Prepare(opts ...PrepareOption) *Launcher {
+	var o prepareOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	k := currentKernel()
-	L := &Launcher{k: k, l: newLauncher(k)}
-	go L.l.run()
-	// Alongside the thread: the mount table, for the aliases of blocked
-	// paths, and the rules most policies share.
+	return &Launcher{k: k, l: prepareLauncher(k, !o.network, true)}
+}
+
+// prepareLauncher starts a launching thread and, alongside it, reads the
+// mount table (for the aliases of blocked paths) and builds the rules most
+// policies share (unless base is false: nil then, and Start builds its
+// own).
+func prepareLauncher(k kernel, netNS, base bool) *launcher {
+	l := newLauncher(k, netNS)
+	go l.run()
 	go func() {
-		L.l.mountTable <- readMountTable()
-		if k.abi >= 1 && k.mountNS {
-			L.l.base <- baseRules(k)
+		l.mountTable <- readMountTable()
+		if base && k.abi >= 1 && k.mountNS {
+			l.base <- baseRules(k)
 		} else {
-			L.l.base <- nil
+			l.base <- nil
 		}
 	}()
-	return L
+	return l
 }
 
 // Close lets the prepared thread go without starting anything. After Start
@@ -94,20 +121,30 @@ func (L *Launcher) Start(policy Policy, c Command) (p *Process, err error) {
 	}
 	k := L.k
 	for {
-		var mountErr error
-		p, mountErr, err = start(policy, c, exe, argv, k, l)
+		var retry retryReason
+		p, retry, err = start(policy, c, exe, argv, k, l)
 		l = nil // start let it go, or it runs the command
-		if mountErr != nil && policy.AllowPartial && k.mountNS {
+		switch {
+		case retry.mountErr != nil && policy.AllowPartial && k.mountNS:
 			// Run without the namespace, and say so in the gaps.
-			k.mountNS, k.mountErr = false, mountErr.Error()
-			l = newLauncher(k)
-			go l.run()
-			l.mountTable <- readMountTable()
-			l.base <- nil
+			k.mountNS, k.mountErr = false, retry.mountErr.Error()
+			l = prepareLauncher(k, false, false)
+			continue
+		case retry.netNS:
+			// The thread was prepared for the other network setting.
+			l = prepareLauncher(k, policy.netMode() == netOff, true)
 			continue
 		}
 		return p, err
 	}
+}
+
+// retryReason says why start gave up with a launching thread that another
+// one may do better: its mount namespace could not be made, or it was
+// prepared for the other network setting.
+type retryReason struct {
+	mountErr error
+	netNS    bool
 }
 
 // readMountTable reads the mount table of the calling thread (not
@@ -145,9 +182,10 @@ func (l *launcher) own() []string {
 	return append(own, "/dev/shm", "/dev/pts")
 }
 
-func newLauncher(k kernel) *launcher {
+func newLauncher(k kernel, netNS bool) *launcher {
 	l := &launcher{
 		kernel:     k,
+		wantNetNS:  netNS && k.mountNS,
 		ready:      make(chan error, 1),
 		mountTable: make(chan []mountEntry, 1),
 		base:       make(chan *ruleset, 1),
@@ -198,7 +236,11 @@ func setEnv(env []string, name, value string) []string {
 // the Landlock rules that do not depend on the namespace are built here
 // while the thread mounts. mountErr is a failure to make the namespace,
 // after which Start may try again without it.
-func start(policy Policy, c Command, exe string, argv []string, k kernel, l *launcher) (p *Process, mountErr, err error) {
+func start(policy Policy, c Command, exe string, argv []string, k kernel, l *launcher) (p *Process, retry retryReason, err error) {
+	if l.wantNetNS != (policy.netMode() == netOff && k.mountNS) {
+		l.abandon()
+		return nil, retryReason{netNS: true}, errors.New("sandbox: the launching thread was prepared for another network setting")
+	}
 	setupSent, rulesSent := false, false
 	defer func() {
 		// On failure, let the thread go: it ends, and its confinement with it.
@@ -223,21 +265,21 @@ func start(policy Policy, c Command, exe string, argv []string, k kernel, l *lau
 	dir := c.Dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
-			return nil, nil, fmt.Errorf("sandbox: the working directory: %w", err)
+			return nil, retry, fmt.Errorf("sandbox: the working directory: %w", err)
 		}
 	}
 	pl, err := newPlan(policy, k, pre)
 	if err != nil {
-		return nil, nil, err
+		return nil, retry, err
 	}
 	if err := pl.checkDir(dir); err != nil {
-		return nil, nil, err
+		return nil, retry, err
 	}
 	if nsErr := <-l.ready; nsErr != nil {
-		return nil, nsErr, fmt.Errorf("sandbox: %w", nsErr)
+		return nil, retryReason{mountErr: nsErr}, fmt.Errorf("sandbox: %w", nsErr)
 	}
 	if gaps := pl.explanation.Gaps(); len(gaps) > 0 && !policy.AllowPartial {
-		return nil, nil, unavailable(gaps)
+		return nil, retry, unavailable(gaps)
 	}
 	p = &Process{terminal: -1, keep: policy.AllowBackground, gaps: pl.explanation.Gaps()}
 	env := envOrOwn(c.Env)
@@ -247,7 +289,7 @@ func start(policy Policy, c Command, exe string, argv []string, k kernel, l *lau
 		tmp = pl.tmp
 		if !pl.tmpMount {
 			if p.stage, err = os.MkdirTemp("", "guard-tmp-"); err != nil {
-				return nil, nil, fmt.Errorf("sandbox: making the private TMPDIR: %w", err)
+				return nil, retry, fmt.Errorf("sandbox: making the private TMPDIR: %w", err)
 			}
 			tmp = p.stage
 			writable = append(append([]string{}, writable...), tmp)
@@ -256,7 +298,7 @@ func start(policy Policy, c Command, exe string, argv []string, k kernel, l *lau
 	}
 	stage := p.stage
 	defer func() {
-		if (err != nil || mountErr != nil) && stage != "" {
+		if (err != nil || retry.mountErr != nil) && stage != "" {
 			os.RemoveAll(stage)
 		}
 	}()
@@ -305,7 +347,7 @@ func start(policy Policy, c Command, exe string, argv []string, k kernel, l *lau
 			if h.rules != nil {
 				h.rules.close()
 			}
-			return nil, nil, fmt.Errorf("sandbox: %w", err)
+			return nil, retry, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	// The thread that starts the command shares its Landlock domain, which
@@ -314,35 +356,52 @@ func start(policy Policy, c Command, exe string, argv []string, k kernel, l *lau
 	// looked into only with CAP_SYS_PTRACE, which the command has not.
 	// (The command is dumpable again from its execve on.)
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return nil, nil, fmt.Errorf("sandbox: prctl(PR_SET_DUMPABLE): %w", err)
+		return nil, retry, fmt.Errorf("sandbox: prctl(PR_SET_DUMPABLE): %w", err)
 	}
 	// Descendants whose parent dies come to guard, which kills them when
 	// the command is done (see killLeftovers).
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return nil, nil, fmt.Errorf("sandbox: prctl(PR_SET_CHILD_SUBREAPER): %w", err)
+		return nil, retry, fmt.Errorf("sandbox: prctl(PR_SET_CHILD_SUBREAPER): %w", err)
 	}
 	// Go opens everything close-on-exec, but descriptors guard inherited
 	// from its own parent may not be, and an inherited descriptor goes
 	// around Landlock.
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return nil, nil, fmt.Errorf("sandbox: marking inherited descriptors close-on-exec: %w", err)
+		return nil, retry, fmt.Errorf("sandbox: marking inherited descriptors close-on-exec: %w", err)
 	}
+	// Signals are caught while the thread confines itself and starts the
+	// command, and passed on once it runs.
+	p.catchSignals()
 	l.rules <- h
 	rulesSent = true
 	r := <-l.started
 	if r.err != nil || r.mountErr != nil {
+		p.releaseSignals()
 		if h.rules != nil {
 			h.rules.close()
 		}
 		if r.mountErr != nil {
-			return nil, r.mountErr, fmt.Errorf("sandbox: %w", r.mountErr)
+			return nil, retryReason{mountErr: r.mountErr}, fmt.Errorf("sandbox: %w", r.mountErr)
 		}
-		return nil, nil, r.err
+		return nil, retry, r.err
 	}
 	p.pid, p.mntNS = r.pid, r.mntNS
 	p.exited = l.exited
-	p.catchSignals()
-	return p, nil, nil
+	close(p.started)
+	if r.listener >= 0 {
+		// Cannot fail but for want of descriptors; the command's connects
+		// then wait for an answer that never comes, until the listener is
+		// closed and they fail.
+		if p.sup, err = newSupervisor(r.listener, policy, r.netNS, r.diag, r.mntNS); err != nil {
+			unix.Close(r.listener)
+			r.diag.close()
+			p.sup = nil
+			err = nil
+		}
+	} else {
+		r.diag.close()
+	}
+	return p, retry, nil
 }
 
 // hostRules builds the Landlock rules that hold in any view of the file
@@ -462,7 +521,10 @@ type pathRule struct {
 // launcher is the launching thread's side.
 type launcher struct {
 	kernel kernel
-	ready  chan error // the thread's preparation is done
+	// wantNetNS makes the thread a network namespace of its own, for a
+	// command with the network off.
+	wantNetNS bool
+	ready     chan error // the thread's preparation is done
 	// tmp is where the private TMPDIR is mounted, if tmpOK.
 	tmp        string
 	tmpOK      bool
@@ -496,6 +558,12 @@ type startResult struct {
 	pid           int
 	mntNS         uint64
 	err, mountErr error
+	// listener receives the command's connects (-1: none); netNS is the
+	// inode of the command's network namespace (0: guard's) and diag lists
+	// its sockets (nil without one). start owns them from here.
+	listener int
+	netNS    uint64
+	diag     *unixDiag
 }
 
 // run confines the calling goroutine's thread, starts the command from it
@@ -535,9 +603,21 @@ func (l *launcher) prepareAndRun() {
 			nsErr = fmt.Errorf("mount namespace: %w", err)
 		}
 	}
+	// A network namespace of its own: a command without network then
+	// reaches no abstract Unix socket of the machine's and takes no name
+	// the machine's programs connect to, and whatever Unix socket the
+	// kernel lists in it is the command's own. Without one (a container
+	// that refuses it), the command may not bind or listen (see
+	// fallbackFilter).
+	var netNS uint64
+	var diag *unixDiag
+	if nsErr == nil && l.wantNetNS {
+		netNS, diag = makeNetNS()
+	}
 	l.ready <- nsErr
 	s, ok := <-l.setup
 	if !ok || nsErr != nil {
+		diag.close()
 		return
 	}
 	var prog []unix.SockFilter
@@ -548,30 +628,51 @@ func (l *launcher) prepareAndRun() {
 	var mntNS uint64
 	if m := s.mounts; m != nil {
 		if err := m.apply(); err != nil {
-			l.started <- startResult{mountErr: err}
+			diag.close()
+			l.started <- startResult{mountErr: err, listener: -1}
 			return
 		}
 		mntNS = nsInode("thread-self")
 	}
 	h, ok := <-l.rules
 	if !ok {
+		diag.close()
 		return
 	}
 	if progErr == nil {
 		progErr = guardErr
 	}
+	var sockets, fallback, unsupervised []unix.SockFilter
+	if l.kernel.seccomp && progErr == nil {
+		supervised := l.kernel.userNotif
+		if supervised {
+			sockets, progErr = notifyFilter()
+		}
+		if progErr == nil {
+			fallback, progErr = fallbackFilter(s.netMode, supervised, netNS != 0)
+		}
+		if progErr == nil && supervised {
+			// For a guard that runs inside another's sandbox: the kernel
+			// allows one listener per tree of filters (the outer guard
+			// makes the inner command's connections, after its own check).
+			unsupervised, progErr = fallbackFilter(s.netMode, false, netNS != 0)
+		}
+	}
 	if progErr != nil {
-		l.started <- startResult{err: progErr}
+		diag.close()
+		l.started <- startResult{err: progErr, listener: -1}
 		return
 	}
 	if !l.kernel.seccomp {
 		guard = nil
 	}
-	pid, err := l.confineAndStart(h, prog, guard, last)
-	l.started <- startResult{pid: pid, mntNS: mntNS, err: err}
+	pid, listener, err := l.confineAndStart(h, [][]unix.SockFilter{prog, guard, fallback}, sockets, unsupervised, last)
 	if err != nil {
+		diag.close()
+		l.started <- startResult{err: err, listener: -1}
 		return
 	}
+	l.started <- startResult{pid: pid, mntNS: mntNS, listener: listener, netNS: netNS, diag: diag}
 	var ws unix.WaitStatus
 	for {
 		_, err := unix.Wait4(pid, &ws, 0, nil)
@@ -594,46 +695,83 @@ func (l *launcher) prepareAndRun() {
 	}
 }
 
+// makeNetNS moves the calling thread into a new network namespace, with
+// nothing in it (not even the loopback device up: with the network off the
+// command may not make an IP socket). It returns the namespace's inode and
+// a sock_diag socket in it, or 0 and nil when it cannot be made.
+func makeNetNS() (uint64, *unixDiag) {
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		return 0, nil
+	}
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
+		return 0, nil
+	}
+	diag, err := newUnixDiag()
+	if err != nil {
+		// The namespace stays, but guard cannot tell the command's
+		// sockets there: it connects to none of them.
+		return st.Ino, &unixDiag{fd: -1}
+	}
+	return st.Ino, diag
+}
+
 // confineAndStart confines the thread (Landlock, no_new_privs,
 // capabilities, seccomp, in that order: seccomp last, since it refuses
-// calls the others make) and starts the command from it.
-func (l *launcher) confineAndStart(h *handoff, prog, guard []unix.SockFilter, lastCap int) (int, error) {
+// calls the others make) and starts the command from it. filters are
+// loaded in turn (nil ones skipped); sockets, when there is one, last,
+// with the listener it returns, or where the kernel has one already for
+// this thread (guard inside guard's sandbox), unsupervised instead.
+func (l *launcher) confineAndStart(h *handoff, filters [][]unix.SockFilter, sockets, unsupervised []unix.SockFilter, lastCap int) (pid, listener int, err error) {
+	listener = -1
 	if rs := h.rules; rs != nil {
 		defer rs.close()
 		for _, r := range h.nsRules {
 			if err := rs.addPath(r.path, r.rights); err != nil {
-				return 0, fmt.Errorf("sandbox: %w", err)
+				return 0, -1, fmt.Errorf("sandbox: %w", err)
 			}
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return 0, fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+		return 0, -1, fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	if h.rules != nil {
 		if err := h.rules.restrictSelf(); err != nil {
-			return 0, fmt.Errorf("sandbox: %w", err)
+			return 0, -1, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	if err := dropCapabilities(lastCap); err != nil {
-		return 0, fmt.Errorf("sandbox: %w", err)
+		return 0, -1, fmt.Errorf("sandbox: %w", err)
 	}
-	for _, p := range [][]unix.SockFilter{prog, guard} {
+	for _, p := range filters {
 		if p != nil {
 			if err := loadSeccomp(p); err != nil {
-				return 0, fmt.Errorf("sandbox: %w", err)
+				return 0, -1, fmt.Errorf("sandbox: %w", err)
 			}
 		}
 	}
-	pid, err := syscall.ForkExec(h.exe, h.argv, &syscall.ProcAttr{
+	if sockets != nil {
+		listener, err = loadNotifyFilter(sockets)
+		if errors.Is(err, unix.EBUSY) && unsupervised != nil {
+			err = loadSeccomp(unsupervised)
+		}
+		if err != nil {
+			return 0, -1, fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	pid, err = syscall.ForkExec(h.exe, h.argv, &syscall.ProcAttr{
 		Dir:   h.dir,
 		Env:   h.env,
 		Files: h.files,
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sandbox: starting %s: %w", h.exe, err)
+		if listener >= 0 {
+			unix.Close(listener)
+		}
+		return 0, -1, fmt.Errorf("sandbox: starting %s: %w", h.exe, err)
 	}
-	return pid, nil
+	return pid, listener, nil
 }
 
 // lastCap is the highest capability this kernel knows (it does not change

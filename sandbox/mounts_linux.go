@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +24,15 @@ type mountPlan struct {
 	// unmountShm takes the private /dev/shm away: a path of the policy is
 	// on the machine's.
 	unmountShm bool
+	// private are directories to hide but for the writable roots in them.
+	private []privateDir
+}
+
+// privateDir is a directory whose contents the command must not see, but
+// for keep (writable roots inside it, canonical).
+type privateDir struct {
+	dir  string
+	keep []string
 }
 
 // prepared is what was done before the policy was known.
@@ -140,7 +150,98 @@ func (m *mountPlan) apply() error {
 			return fmt.Errorf("mount namespace: read-only %s: %w", p, err)
 		}
 	}
-	return m.cover()
+	if err := m.cover(); err != nil {
+		return err
+	}
+	for _, pd := range m.private {
+		if err := pd.hide(); err != nil {
+			return fmt.Errorf("mount namespace: private %s: %w", pd.dir, err)
+		}
+	}
+	return nil
+}
+
+// hide mounts an empty, read-only file system over the private directory,
+// with a directory for each kept root, and binds the kept roots (their
+// writable copies) back onto them.
+func (pd privateDir) hide() error {
+	type kept struct {
+		rel  string
+		tree int
+	}
+	var keep []kept
+	defer func() {
+		for _, k := range keep {
+			unix.Close(k.tree)
+		}
+	}()
+	for _, w := range pd.keep {
+		fd, err := openExact(w, unix.O_PATH)
+		if err != nil {
+			return fmt.Errorf("%s: %w", w, err)
+		}
+		tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("%s: open_tree: %w", w, err)
+		}
+		keep = append(keep, kept{strings.TrimPrefix(w, pd.dir+"/"), tree})
+	}
+	if err := mountNew("tmpfs", pd.dir, map[string]string{"mode": "0755", "size": "64k"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC); err != nil {
+		return err
+	}
+	root, err := openExact(pd.dir, unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(root)
+	for _, k := range keep {
+		if err := mkdirBeneath(root, k.rel); err != nil {
+			return fmt.Errorf("%s: %w", k.rel, err)
+		}
+	}
+	if err := unix.MountSetattr(root, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fmt.Errorf("mount_setattr: %w", err)
+	}
+	for _, k := range keep {
+		t, err := unix.Openat2(root, k.rel, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
+		if err != nil {
+			return fmt.Errorf("%s: %w", k.rel, err)
+		}
+		err = unix.MoveMount(k.tree, "", t, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
+		unix.Close(t)
+		if err != nil {
+			return fmt.Errorf("%s: move_mount: %w", k.rel, err)
+		}
+	}
+	return nil
+}
+
+// mkdirBeneath makes the directories of rel (slash-separated, relative)
+// beneath the directory root.
+func mkdirBeneath(root int, rel string) error {
+	dir, err := unix.Dup(root)
+	if err != nil {
+		return err
+	}
+	for _, c := range strings.Split(rel, "/") {
+		if c == "" || c == "." || c == ".." {
+			unix.Close(dir)
+			return fmt.Errorf("%q: not a plain path", rel)
+		}
+		if err := unix.Mkdirat(dir, c, 0o755); err != nil && err != unix.EEXIST {
+			unix.Close(dir)
+			return err
+		}
+		next, err := unix.Openat(dir, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(dir)
+		if err != nil {
+			return err
+		}
+		dir = next
+	}
+	unix.Close(dir)
+	return nil
 }
 
 // cover hides the blocked paths: a directory under an empty, read-only

@@ -70,7 +70,11 @@ func newPlan(p Policy, k kernel, pre *prepared) (*plan, error) {
 	}
 	if k.mountNS {
 		m := &mountPlan{own: pre.own}
-		for _, u := range append(append([]string{}, real.Writable...), real.UnixSockets...) {
+		uses := append([]string{}, real.Writable...)
+		for _, u := range real.UnixSockets {
+			uses = append(uses, u.Path)
+		}
+		for _, u := range uses {
 			if within(u, "/dev/shm") {
 				m.unmountShm = true // it would hide a path the command may use
 			}
@@ -101,6 +105,22 @@ func newPlan(p Policy, k kernel, pre *prepared) (*plan, error) {
 	} else {
 		for _, b := range real.Blocked {
 			pl.refused = append(pl.refused, b.Path)
+		}
+	}
+	// Private directories: covered, but for the writable roots in them,
+	// where a mount namespace is made; otherwise refused by Landlock (the
+	// writable roots in them have rules of their own).
+	real.Private = nil
+	for _, d := range p.Private {
+		c, kind := canonical(d)
+		if kind != Dir {
+			continue // nothing to hide
+		}
+		real.Private = append(real.Private, c)
+		if pl.mounts != nil {
+			pl.mounts.private = append(pl.mounts.private, privateDir{dir: c, keep: real.privateKeeps(c)})
+		} else if real.insideWritable(c) == "" {
+			pl.refused = append(pl.refused, c)
 		}
 	}
 	pl.refused = append(pl.refused, "/dev")

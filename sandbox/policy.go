@@ -40,11 +40,19 @@ type Policy struct {
 	// TCPConnect, with Network off, lets the command open TCP connections to
 	// these ports (and nothing else: no UDP, no Unix socket connections).
 	TCPConnect []uint16
-	// UnixSockets are Unix socket paths the command may connect to with the
-	// network off. This kernel interface (Landlock ABI 9) is not used yet, so
-	// with the network off they are refused like every other socket; [Explain]
-	// says so.
-	UnixSockets []string
+	// UnixSockets are the Unix sockets outside the sandbox the command may
+	// connect to, with the network off or on. Every other connection to a
+	// named or abstract Unix socket is refused but those to the command's
+	// own (bound inside the sandbox). A socket that hands over the machine
+	// ([SocketDanger]) is refused unless it is marked Dangerous.
+	UnixSockets []UnixSocket
+
+	// Private are directories whose contents the command must not see but
+	// for the writable roots inside them: guard's toolchain caches, where a
+	// command sees its own workspace's cache and no other workspace's
+	// (a cache holds what was built from a workspace, which a read rule may
+	// block).
+	Private []string
 
 	// AllowBackground lets processes the command leaves behind keep running
 	// after it exits. Without it every one of them is killed.
@@ -158,10 +166,23 @@ func (p Policy) clean() (Policy, error) {
 	}
 	sort.Slice(q.ReadOnly, func(i, j int) bool { return q.ReadOnly[i].Path < q.ReadOnly[j].Path })
 	q.UnixSockets = nil
+	seenSock := map[string]int{}
 	for _, s := range p.UnixSockets {
-		q.UnixSockets = append(q.UnixSockets, fix("unix socket", s))
+		s.Path = fix("unix socket", s.Path)
+		if i, ok := seenSock[s.Path]; ok {
+			// The same socket twice: marked dangerous once is enough.
+			q.UnixSockets[i].Dangerous = q.UnixSockets[i].Dangerous || s.Dangerous
+			continue
+		}
+		seenSock[s.Path] = len(q.UnixSockets)
+		q.UnixSockets = append(q.UnixSockets, s)
 	}
-	q.UnixSockets = dedupe(q.UnixSockets)
+	sort.Slice(q.UnixSockets, func(i, j int) bool { return q.UnixSockets[i].Path < q.UnixSockets[j].Path })
+	q.Private = nil
+	for _, d := range p.Private {
+		q.Private = append(q.Private, fix("private", d))
+	}
+	q.Private = dedupe(q.Private)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -172,7 +193,42 @@ func (p Policy) clean() (Policy, error) {
 			}
 		}
 	}
+	for _, d := range q.Private {
+		if d == "/" {
+			return Policy{}, &PolicyError{Path: d, Msg: "the root directory cannot be private"}
+		}
+	}
 	return q, nil
+}
+
+// UnixSocket is a Unix socket outside the sandbox the command may connect
+// to.
+type UnixSocket struct {
+	Path string
+	// Dangerous says the user knows this socket hands over the machine or
+	// the session (written `dangerous = true`); without it such a socket
+	// ([SocketDanger]) is refused.
+	Dangerous bool
+}
+
+// refused returns why the command may not connect to s although it is
+// listed, or "".
+func (s UnixSocket) refused() string {
+	if s.Dangerous {
+		return ""
+	}
+	return SocketDanger(s.Path)
+}
+
+// privateKeeps returns the writable roots inside private directory d.
+func (p Policy) privateKeeps(d string) []string {
+	var out []string
+	for _, w := range p.Writable {
+		if w != d && within(w, d) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // dedupe sorts paths and drops repeats.

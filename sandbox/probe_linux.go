@@ -28,6 +28,11 @@ func currentKernel() kernel {
 		k.seccompErr = err.Error()
 	} else {
 		k.seccomp = true
+		if err := userNotifAvailable(); err != nil {
+			k.userNotifErr = err.Error()
+		} else {
+			k.userNotif = true
+		}
 	}
 	made, err := userNamespace()
 	switch {
@@ -56,6 +61,20 @@ func seccompAvailable() error {
 	return nil
 }
 
+// userNotifAvailable checks that guard can make the command's connections:
+// seccomp can send a call to guard (Linux 5.0), and guard can take the
+// command's socket (pidfd_getfd, Linux 5.6).
+func userNotifAvailable() error {
+	action := uint32(unix.SECCOMP_RET_USER_NOTIF)
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); e != 0 {
+		return fmt.Errorf("seccomp user notification is not available (Linux 5.0): %w", e)
+	}
+	if _, _, e := unix.Syscall(unix.SYS_PIDFD_GETFD, ^uintptr(0), 0, 0); e == unix.ENOSYS {
+		return errors.New("pidfd_getfd is not available (Linux 5.6)")
+	}
+	return nil
+}
+
 // Probe finds what this machine offers the sandbox. Beyond what [Start]
 // checks, it tries a user namespace in a child process (about a
 // millisecond), so that a user who is not root learns whether guard exec
@@ -66,7 +85,7 @@ func Probe() Status {
 		Kernel:   kernelRelease(),
 		Arch:     runtime.GOARCH,
 		Landlock: LandlockStatus{ABI: k.abi, SignalScope: k.signalScope, Error: k.abiErr},
-		Seccomp:  SeccompStatus{Available: k.seccomp, Library: seccompVersion(), Error: k.seccompErr},
+		Seccomp:  SeccompStatus{Available: k.seccomp, Library: seccompVersion(), Error: k.seccompErr, UserNotification: k.userNotif, UserNotificationError: k.userNotifErr},
 	}
 	userErr := tryUserNamespace()
 	if userErr == nil {
@@ -108,7 +127,7 @@ func Current() Status {
 		Kernel:         kernelRelease(),
 		Arch:           runtime.GOARCH,
 		Landlock:       LandlockStatus{ABI: k.abi, SignalScope: k.signalScope, Error: k.abiErr},
-		Seccomp:        SeccompStatus{Available: k.seccomp, Error: k.seccompErr},
+		Seccomp:        SeccompStatus{Available: k.seccomp, Error: k.seccompErr, UserNotification: k.userNotif, UserNotificationError: k.userNotifErr},
 		MountNamespace: NamespaceStatus{Available: k.mountNS, How: k.mountHow, Error: k.mountErr},
 	}
 	s.Features = k.features()

@@ -28,8 +28,11 @@ type Process struct {
 	// in it are the command's leftovers.
 	mntNS uint64
 
-	sigs   chan os.Signal
-	exited chan int // the command's status, once
+	sigs    chan os.Signal
+	started chan struct{} // closed once pid is the command's
+	exited  chan int      // the command's status, once
+
+	sup *supervisor // makes the command's connections; nil: none
 
 	sigMu    sync.Mutex
 	caught   bool          // signal.Notify is done
@@ -61,6 +64,17 @@ var forwardedSignals = []struct {
 // Pid is the command's process ID.
 func (p *Process) Pid() int { return p.pid }
 
+// RefusedSockets lists the Unix sockets the command tried to connect to and
+// was refused (not in [Policy.UnixSockets], not its own, or handing over the
+// machine without being marked dangerous), as the command named them: an
+// abstract name starts with "@". At most a few are kept.
+func (p *Process) RefusedSockets() []string {
+	if p.sup == nil {
+		return nil
+	}
+	return p.sup.refusals()
+}
+
 // Gaps are the parts of the policy this machine does not enforce (only
 // with Policy.AllowPartial; see [Explain]).
 func (p *Process) Gaps() []Item { return p.gaps }
@@ -84,9 +98,14 @@ func (p *Process) Wait() (int, error) {
 		p.status = <-p.exited
 		p.releaseSignals()
 		if p.keep {
+			// What the command left running keeps its connections until
+			// guard exits; then they fail.
 			return
 		}
 		p.err = killLeftovers(p.mntNS)
+		if p.sup != nil {
+			p.sup.close()
+		}
 		if p.stage != "" {
 			if err := os.RemoveAll(p.stage); err != nil && p.err == nil {
 				p.err = fmt.Errorf("sandbox: removing the private TMPDIR: %w", err)
@@ -96,14 +115,17 @@ func (p *Process) Wait() (int, error) {
 	return p.status, p.err
 }
 
-// catchSignals starts catching the signals to forward, alongside: the
-// first signal.Notify of a process starts a thread of the runtime's and
-// takes a while. A signal that comes before does to guard what it would do
-// without guard's handlers, and the command's parent-death signal does the
-// same to the command.
+// catchSignals starts catching the signals to forward, alongside, while
+// the launching thread confines itself and starts the command: the first
+// signal.Notify of a process starts a thread of the runtime's and takes a
+// while. A signal that comes before the handlers are in place does to
+// guard what it would do without them, and the command's parent-death
+// signal does the same to the command; one that comes after, but before
+// the command runs, is passed on once it runs (see forward).
 func (p *Process) catchSignals() {
 	p.sigs = make(chan os.Signal, 8)
 	p.done = make(chan struct{})
+	p.started = make(chan struct{})
 	p.caughtCh = make(chan struct{})
 	go func() {
 		for _, f := range forwardedSignals {
@@ -132,11 +154,19 @@ func (p *Process) releaseSignals() {
 	close(p.done)
 }
 
-// forward passes guard's signals on to the command until it exits.
+// forward passes guard's signals on to the command until it exits, from
+// the moment it runs. A signal the terminal sends to its foreground process
+// group before then reaches neither (the command was not in the group yet,
+// and guard caught it): the user presses Ctrl-C again.
 func (p *Process) forward() {
 	fromTerminal := map[os.Signal]bool{}
 	for _, f := range forwardedSignals {
 		fromTerminal[f.sig] = f.fromTerminal
+	}
+	select {
+	case <-p.started:
+	case <-p.done:
+		return
 	}
 	for {
 		select {

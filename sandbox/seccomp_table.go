@@ -96,34 +96,27 @@ var seccompTable = []scEntry{
 	{name: "mknodat", nets: always, groups: anyBit(2, setID), why: "set-user-ID and set-group-ID bits would outlive the sandbox"},
 	{name: "openat2", nets: always, errno: unix.ENOSYS, why: "its mode is in memory seccomp cannot read; ENOSYS makes callers fall back to openat, whose mode is checked"},
 
-	// Network off: only Unix sockets, and only unnamed ones. A Unix socket
-	// pair (and pipes) keeps working between the command's own processes,
-	// but nothing can be bound, listened on or connected to: neither the
-	// network nor the machine's Unix sockets (Docker's, systemd's, an agent's,
-	// a terminal multiplexer's), whose paths Landlock cannot restrict before
-	// ABI 9. send() is sendto() without an address, so only sendto with an
-	// address is refused.
+	// Network off: only Unix sockets. Which Unix sockets the command may
+	// connect to is not the table's business: every connect goes to guard,
+	// which makes the connection itself after a check (see supervisor),
+	// since the address is in memory a filter cannot read. Binding,
+	// listening and accepting are the command's own servers (test runners,
+	// language servers): a named socket can only be made in a writable
+	// root (Landlock), and an abstract name only in the command's own
+	// network namespace. send() is sendto() without an address, so only
+	// sendto with an address is refused.
 	{name: "socket", nets: netOffOnly, groups: notIn(0, 64, unix.AF_UNIX), why: "network off: only Unix sockets"},
 	{name: "socketpair", nets: netOffOrTCP, groups: notIn(0, 64, unix.AF_UNIX), why: "network off: only Unix socket pairs"},
-	{name: "connect", nets: netOffOnly, why: "network off: no connections, to the network or to the machine's Unix sockets"},
-	{name: "bind", nets: netOffOnly, why: "network off: no listening socket, and no squatting on a name others connect to"},
-	{name: "listen", nets: netOffOnly, why: "network off: no listening socket"},
-	{name: "accept", nets: netOffOnly, why: "network off: no listening socket"},
-	{name: "accept4", nets: netOffOnly, why: "network off: no listening socket"},
 	{name: "sendto", nets: netOffOnly, groups: [][]argCond{{{arg: 4, op: cmpNE, value: 0}}}, why: "network off: no datagrams to an address"},
 	{name: "sendmmsg", nets: netOffOnly, why: "network off: no datagrams to an address"},
 	{name: "recvmmsg", nets: netOffOnly, why: "network off: no datagram sockets"},
-	{name: "getsockopt", nets: netOffOnly, why: "network off: no socket options"},
-	{name: "setsockopt", nets: netOffOnly, why: "network off: no socket options"},
-	{name: "getpeername", nets: netOffOnly, why: "network off: no connected sockets"},
-	{name: "getsockname", nets: netOffOnly, why: "network off: no bound sockets"},
-	{name: "shutdown", nets: netOffOnly, why: "network off: no connected sockets"},
 
 	// Network on in part (TCP to chosen ports): TCP sockets only, which
-	// Landlock confines to the ports; no UDP (Landlock cannot restrict it
-	// before ABI 10), no raw or packet sockets, and no Unix sockets but
-	// pairs, so that the machine's Unix sockets stay out of reach.
-	{name: "socket", nets: netTCPOnly, groups: notIn(0, 64, unix.AF_INET, unix.AF_INET6), why: "network on for TCP ports only: TCP sockets only"},
+	// Landlock confines to the ports (and guard, which makes the
+	// connections), and Unix sockets, whose connections guard checks; no
+	// UDP (Landlock cannot restrict it before ABI 10), no raw or packet
+	// sockets.
+	{name: "socket", nets: netTCPOnly, groups: notIn(0, 64, unix.AF_UNIX, unix.AF_INET, unix.AF_INET6), why: "network on for TCP ports only: TCP and Unix sockets only"},
 	{name: "socket", nets: netTCPOnly, groups: and(eq(0, unix.AF_INET), notIn(1, 4, unix.SOCK_STREAM)), why: "network on for TCP ports only: no UDP or raw sockets"},
 	{name: "socket", nets: netTCPOnly, groups: and(eq(0, unix.AF_INET6), notIn(1, 4, unix.SOCK_STREAM)), why: "network on for TCP ports only: no UDP or raw sockets"},
 	{name: "socket", nets: netTCPOnly, groups: and(eq(0, unix.AF_INET), notIn(2, 64, 0, unix.IPPROTO_TCP)), why: "network on for TCP ports only: no other stream protocol (SCTP, MPTCP)"},

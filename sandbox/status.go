@@ -36,6 +36,10 @@ type SeccompStatus struct {
 	Available bool   `json:"available"`
 	Library   string `json:"library,omitempty"` // libseccomp's version
 	Error     string `json:"error,omitempty"`
+	// UserNotification is seccomp's user notification with pidfd_getfd
+	// (Linux 5.6): guard makes the command's connections after a check.
+	UserNotification      bool   `json:"user_notification"`
+	UserNotificationError string `json:"user_notification_error,omitempty"`
 }
 
 // NamespaceStatus says whether a namespace can be made, and how.
@@ -67,9 +71,14 @@ type kernel struct {
 	abiErr      string
 	seccomp     bool
 	seccompErr  string
-	mountNS     bool
-	mountHow    string
-	mountErr    string
+	// userNotif: seccomp user notification and pidfd_getfd, with which
+	// guard makes the command's connections.
+	userNotif    bool
+	userNotifErr string
+	// mountNS: a mount namespace can be made, and so a network namespace.
+	mountNS  bool
+	mountHow string
+	mountErr string
 }
 
 // mechanism is something the kernel provides that a feature needs.
@@ -83,6 +92,7 @@ const (
 	needLandlock6
 	needSignalScope
 	needSeccomp
+	needUserNotif
 	needMountNS
 )
 
@@ -94,6 +104,7 @@ var mechanismNames = map[mechanism]string{
 	needLandlock6:   "Landlock ABI 6",
 	needSignalScope: "Landlock ABI 6 signal scoping",
 	needSeccomp:     "seccomp",
+	needUserNotif:   "seccomp user notification",
 	needMountNS:     "mount namespace",
 }
 
@@ -115,6 +126,8 @@ func (k kernel) has(m mechanism) bool {
 		return k.signalScope
 	case needSeccomp:
 		return k.seccomp
+	case needUserNotif:
+		return k.seccomp && k.userNotif
 	}
 	return k.mountNS
 }
@@ -133,8 +146,9 @@ var featureTable = []struct {
 	{"no raw devices (disks, kernel log)", []mechanism{needLandlock}},
 	{"network off: no TCP", []mechanism{needLandlock4, needSeccomp}},
 	{"network off: no UDP, raw, packet or netlink sockets", []mechanism{needSeccomp}},
-	{"network off: no Unix socket connections", []mechanism{needSeccomp}},
-	{"network off: no datagrams to abstract Unix sockets outside", []mechanism{needLandlock6}},
+	{"Unix sockets: only the allowed ones and the command's own", []mechanism{needUserNotif}},
+	{"network off: a network namespace of its own", []mechanism{needMountNS}},
+	{"no datagrams to abstract Unix sockets outside", []mechanism{needLandlock6}},
 	{"TCP connections to chosen ports only", []mechanism{needLandlock4, needSeccomp}},
 	{"no signals to processes outside", []mechanism{needSignalScope}},
 	{"no tracing or memory access of processes outside", []mechanism{needLandlock, needSeccomp}},
@@ -189,6 +203,7 @@ func (s Status) kernel() kernel {
 	return kernel{
 		abi: s.Landlock.ABI, signalScope: s.Landlock.SignalScope, abiErr: s.Landlock.Error,
 		seccomp: s.Seccomp.Available, seccompErr: s.Seccomp.Error,
+		userNotif: s.Seccomp.UserNotification, userNotifErr: s.Seccomp.UserNotificationError,
 		mountNS: s.MountNamespace.Available, mountHow: s.MountNamespace.How, mountErr: s.MountNamespace.Error,
 	}
 }

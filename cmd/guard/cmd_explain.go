@@ -8,6 +8,7 @@ import (
 	"github.com/guard-sh/guard/config"
 	"github.com/guard-sh/guard/pathpolicy"
 	"github.com/guard-sh/guard/sandbox"
+	"github.com/guard-sh/guard/toolchain"
 )
 
 const explainMore = `
@@ -40,7 +41,7 @@ func (a *app) sandboxExplain(args []string) int {
 	if j == nil {
 		return code
 	}
-	policy, plan, code := a.sandboxPolicy(s, j, nil, f)
+	policy, plan, caches, code := a.sandboxPolicy(s, j, nil, f)
 	if code != exitOK {
 		return code
 	}
@@ -49,12 +50,21 @@ func (a *app) sandboxExplain(args []string) int {
 		a.errorf("%v", err)
 		return exitSandbox
 	}
+	var networkFor []string
+	for _, r := range s.Sandbox.NetworkFor {
+		networkFor = append(networkFor, r.String())
+	}
 	if *asJSON {
 		out := struct {
-			Rules   []pathpolicy.RulePlan `json:"rules"`
-			Sandbox sandbox.Explanation   `json:"sandbox"`
-			Bypass  []string              `json:"bypass_missing"`
-		}{plan.Rules, ex, bypassMissing(plan, ex)}
+			Rules      []pathpolicy.RulePlan `json:"rules"`
+			Sandbox    sandbox.Explanation   `json:"sandbox"`
+			Caches     []toolchain.Cache     `json:"caches"`
+			NetworkFor []string              `json:"network_for,omitempty"`
+			Bypass     []string              `json:"bypass_missing"`
+		}{plan.Rules, ex, nil, networkFor, bypassMissing(plan, ex)}
+		if caches != nil {
+			out.Caches = caches.Caches
+		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
@@ -78,10 +88,35 @@ func (a *app) sandboxExplain(args []string) int {
 	}
 	fmt.Fprintln(a.stdout, "\nThe sandbox of a command run here:")
 	ex.WriteText(a.stdout)
+	if len(networkFor) > 0 {
+		fmt.Fprintf(a.stdout, "\nNetwork on for these commands only (every part of the command must match one, or only read): %s\n", strings.Join(networkFor, ", "))
+	}
+	a.explainCaches(s, caches)
 	if m := bypassMissing(plan, ex); len(m) > 0 {
 		fmt.Fprintf(a.stdout, "\nBypass mode is refused with these settings: %s\n", strings.Join(m, "; "))
 	} else {
 		fmt.Fprintln(a.stdout, "\nBypass mode may run here: every blocked path is blocked by the kernel.")
 	}
 	return exitOK
+}
+
+// explainCaches says where the command's toolchains keep their caches.
+func (a *app) explainCaches(s *config.Settings, caches *toolchain.Plan) {
+	if caches == nil {
+		fmt.Fprintln(a.stdout, "\nToolchain caches: off (a read rule blocks guard's cache directory); the toolchains find the user's own, read-only.")
+		return
+	}
+	if s.Sandbox.ShareCaches {
+		fmt.Fprintln(a.stdout, "\nToolchain caches: the user's own, writable (share_caches = true). A command can plant a compiled")
+		fmt.Fprintln(a.stdout, "package, module or crate there that builds outside the sandbox use: code execution later, outside it.")
+	} else {
+		fmt.Fprintf(a.stdout, "\nToolchain caches: the workspace's own, in %s (no other workspace's command sees them);\nthe user's own are read, never written:\n", caches.Dir)
+	}
+	for _, c := range caches.Caches {
+		line := fmt.Sprintf("  %-17s %s", c.Var, c.Path)
+		if c.ReadOnly != "" {
+			line += "  (then " + c.ReadOnly + ", read-only)"
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
 }

@@ -272,6 +272,14 @@ func (a *app) hookDecide(ctx context.Context, agent hookAgent, f *hookFlags, out
 	var rewrite string
 	if call.Kind == claudecode.Shell && f.sandbox && dec != claudecode.Deny {
 		rewrite = claudecode.SandboxCommand(guardProgram(), in.SessionID, call.Command)
+		if dec == claudecode.Ask && agent.canAsk && in.SessionID != "" {
+			// The agent asks its user now; on a yes it runs the rewritten
+			// command, and guard exec takes this record as that answer
+			// instead of asking the same person again (see handoff.go).
+			if err := newHandoff(s.Paths.StateDir).put(in.SessionID, s.Paths.Workspace, call.Command); err != nil {
+				a.warnf("cannot record the approval for guard exec (it will ask again): %v", err)
+			}
+		}
 	}
 	return a.hookAnswerInput(agent, in, out, dec, reason, rewrite)
 }

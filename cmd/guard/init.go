@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/guard-sh/guard/presets"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func initAgentNames() string {
 }
 
 func runInit(a *app, args []string) int {
-	fs := a.flagSet("init", "init [--agent NAME] [--force] [--config FILE]", `
+	fs := a.flagSet("init", "init [--agent NAME] [--preset NAME]... [--force] [--config FILE]", `
 Writes a commented starter settings file to your global settings
 ($XDG_CONFIG_HOME/guard/settings.toml, or --config FILE): deny rules for
 secrets (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, .env files, ...) and for
@@ -39,9 +40,14 @@ commands that cannot be undone, ask rules for pushing. An existing file is
 left alone unless --force, which keeps it as FILE.bak-TIME first.
 
 Then prints what to add to the agent's own configuration. Agents:
-claude-code, codex, gemini, aider, generic (see docs/agents/).`)
+claude-code, codex, gemini, aider, generic (see docs/agents/).
+
+--preset adds an ecosystem's everyday commands (build and test without
+asking, publishing asked, dependency downloads with the network): `+strings.Join(presets.Names(), ", ")+`
+(see docs/toolchains.md).`)
 	agent := fs.String("agent", "generic", "the agent to set up: "+initAgentNames())
 	force := fs.Bool("force", false, "replace an existing settings file (a backup is kept)")
+	presetNames := fs.StringArray("preset", nil, "an ecosystem preset to add: "+strings.Join(presets.Names(), ", ")+" (repeatable)")
 	cfg := fs.String("config", "", "write this settings file instead of the global settings.toml")
 	if done, code := a.parse(fs, args); done {
 		return code
@@ -68,7 +74,15 @@ claude-code, codex, gemini, aider, generic (see docs/agents/).`)
 		}
 		file = filepath.Join(wd, file)
 	}
-	text := starterSettings(*agent, nil)
+	var chosen []preset
+	for _, name := range *presetNames {
+		p, err := loadPreset(name)
+		if err != nil {
+			return a.usageError("init", "--preset: %v", err)
+		}
+		chosen = append(chosen, p)
+	}
+	text := starterSettings(*agent, chosen)
 	backup, written, err := writeStarter(file, []byte(text), *force, time.Now())
 	switch {
 	case err != nil:

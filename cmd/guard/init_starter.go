@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/guard-sh/guard/presets"
 	"strings"
 )
 
@@ -52,19 +53,32 @@ var starterAsk = []starterRule{
 	{"shell(git clean *)", "deleting untracked files"},
 }
 
-// preset is a set of rules for one ecosystem (issue 9 fills the table and
-// adds --preset): guard init writes each chosen preset's section after the
-// starter rules.
+// preset is a set of rules for one ecosystem (package presets): guard init
+// writes each chosen preset's section after the starter rules.
 type preset struct {
-	name    string
-	comment string
-	allow   []starterRule
-	ask     []starterRule
-	deny    []starterRule
+	name       string
+	comment    string
+	allow      []starterRule
+	ask        []starterRule
+	deny       []starterRule
+	networkFor []starterRule
 }
 
-// presets are the ecosystem presets, by name. Empty for now.
-var presets = map[string]preset{}
+// loadPreset turns presets.Get(name) into the starter file's form.
+func loadPreset(name string) (preset, error) {
+	p, err := presets.Get(name)
+	if err != nil {
+		return preset{}, err
+	}
+	conv := func(rs []presets.Rule) []starterRule {
+		out := make([]starterRule, len(rs))
+		for i, r := range rs {
+			out[i] = starterRule{r.Rule, r.Why}
+		}
+		return out
+	}
+	return preset{name: p.Name, comment: p.Summary, allow: conv(p.Allow), ask: conv(p.Ask), deny: conv(p.Deny), networkFor: conv(p.NetworkFor)}, nil
+}
 
 // starterSettings is the text of the starter settings file.
 func starterSettings(agent string, chosen []preset) string {
@@ -92,7 +106,7 @@ func starterSettings(agent string, chosen []preset) string {
 	w("# What a command guard runs (guard exec) may reach. Network is off unless\n")
 	w("# a command is listed here, e.g. allow_network_for = [\"npm install *\"].\n")
 	w("network = \"off\"\n")
-	w("allow_network_for = []\n")
+	writeList(&b, "allow_network_for", nil, chosen, func(p preset) []starterRule { return p.networkFor })
 	w("# Writable places besides the workspace, e.g. [\"~/scratch\"].\n")
 	w("allow_write = []\n")
 	return b.String()
