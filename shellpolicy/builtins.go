@@ -3,6 +3,7 @@ package shellpolicy
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -86,11 +87,71 @@ var builtinTable = map[string]builtin{
 	"wait":      {opts: optSpec{flags: "nf", args: "p"}, names: []string{"-p"}, why: "-p assigns to a variable name, whose subscript bash evaluates"},
 }
 
+// commandInfo is what the tables say of one command name: a segment looks
+// its name up once rather than once per table.
+type commandInfo struct {
+	builtin  *builtin           // builtinTable (a builtin is never given by path)
+	wrapper  *Wrapper           // wrapperIndex
+	files    *fileCommand       // fileTableIndex
+	readOnly []*ReadOnlyCommand // readOnlyIndex
+	global   bool               // globalOptionTable: global options come before its subcommand
+}
+
+// commandIndex joins the tables by command name (the base name, for a
+// command given by path). It is made on first use, and never changes.
+var commandIndex = sync.OnceValue(func() map[string]*commandInfo {
+	m := map[string]*commandInfo{}
+	get := func(name string) *commandInfo {
+		ci := m[name]
+		if ci == nil {
+			ci = &commandInfo{}
+			m[name] = ci
+		}
+		return ci
+	}
+	for name := range builtinTable {
+		b := builtinTable[name]
+		get(name).builtin = &b
+	}
+	for name, ws := range wrapperIndex {
+		get(name).wrapper = ws
+	}
+	for name, fc := range fileTableIndex {
+		get(name).files = fc
+	}
+	for name, entries := range readOnlyIndex {
+		get(name).readOnly = entries
+	}
+	for name := range globalOptionTable {
+		get(name).global = true
+	}
+	return m
+})
+
+// lookupCommand is what the tables say of a command name: by base name,
+// and for a name given by path, not as a builtin. Never nil.
+func lookupCommand(name string) *commandInfo {
+	base := commandName(name)
+	ci := commandIndex()[base]
+	if ci == nil {
+		return &noCommandInfo
+	}
+	if ci.builtin != nil && base != name {
+		c := *ci
+		c.builtin = nil
+		return &c
+	}
+	return ci
+}
+
+// noCommandInfo is the info of a name no table holds.
+var noCommandInfo commandInfo
+
 // dispatch follows what a command with a known name does beyond its words.
-func (w *walker) dispatch(name string, cmd command, c *cmdCtx, p *plan) {
+func (w *walker) dispatch(name string, info *commandInfo, cmd *command, c *cmdCtx, p *plan) {
 	args := cmd.words[1:]
 	if !strings.Contains(name, "/") {
-		if b, ok := builtinTable[name]; ok {
+		if b := info.builtin; b != nil {
 			if why := b.check(name, args); why != "" {
 				p.unv = fmt.Sprintf("%s: %s", name, why)
 			}
@@ -187,13 +248,17 @@ func (w *walker) dispatch(name string, cmd command, c *cmdCtx, p *plan) {
 	case "sed":
 		w.sed(args, p)
 	}
-	if ws, ok := wrapperIndex[base]; ok && !(ws.Name == "exec" && len(args) == 0) {
+	if ws := info.wrapper; ws != nil && !(ws.Name == "exec" && len(args) == 0) {
 		if !(strings.Contains(name, "/") && (ws.Name == "command" || ws.Name == "builtin" || ws.Name == "exec")) {
 			w.unwrap(ws, cmd, c, p)
 		}
 	}
-	if fa, ok := fileTableIndex[base]; ok {
-		p.files = append(p.files, fa.accesses(args, cmd.pos)...)
+	if fa := info.files; fa != nil {
+		if acc := fa.accesses(args, cmd.pos); len(p.files) == 0 {
+			p.files = acc
+		} else {
+			p.files = append(p.files, acc...)
+		}
 	}
 }
 
@@ -317,7 +382,7 @@ func (w *walker) cdTarget(args []Word, in Dirs) Dirs {
 }
 
 // source follows source and ".": the file is read and run in this shell.
-func (w *walker) source(name string, args []Word, cmd command, c *cmdCtx, p *plan) {
+func (w *walker) source(name string, args []Word, cmd *command, c *cmdCtx, p *plan) {
 	p.flow = same(unknownDirs)
 	if len(args) > 0 {
 		if s, ok := args[0].Literal(); ok && s == "--" {

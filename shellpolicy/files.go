@@ -157,7 +157,8 @@ func (fc *fileCommand) accesses(args []Word, pos Position) []FileAccess {
 	if fc.script && !scriptGiven && len(operands) > 0 {
 		operands = operands[1:]
 	}
-	var files []Word
+	var buf [8]Word // room for the usual few operands, without an allocation
+	files := buf[:0]
 	for _, i := range operands {
 		w := args[i]
 		if fc.keyFiles != nil {

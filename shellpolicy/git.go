@@ -68,7 +68,7 @@ func gitKeyIn(table map[string]string, key string) bool {
 // gitConfig follows git -c and --config-env: a command set in the
 // configuration is read as shell code, and an alias that names another git
 // command becomes that command.
-func (w *walker) gitConfig(cmd command, p *plan) {
+func (w *walker) gitConfig(cmd *command, p *plan) {
 	args := cmd.words[1:]
 	r := gitGlobalOpts.parse(args, true, false)
 	aliases := map[string]string{}

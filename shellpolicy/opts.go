@@ -42,7 +42,8 @@ type optResult struct {
 	// err says why the options cannot be read with certainty: an option
 	// the spec does not know, or a word known only at run time where an
 	// option may be. Only set in strict mode.
-	err string
+	err    string
+	strict bool
 }
 
 func (r optResult) has(names ...string) bool {
@@ -74,12 +75,7 @@ func (r optResult) values(names ...string) []parsedOpt {
 // tools allow. With strict, an unknown option or a word known only at run
 // time in the options makes err say so.
 func (s optSpec) parse(words []Word, stop, strict bool) optResult {
-	var r optResult
-	fail := func(why string) {
-		if strict && r.err == "" {
-			r.err = why
-		}
-	}
+	r := optResult{strict: strict}
 	i := 0
 	for ; i < len(words); i++ {
 		wd := words[i]
@@ -90,76 +86,106 @@ func (s optSpec) parse(words []Word, stop, strict bool) optResult {
 				r.end = i
 				return r
 			}
-			r.operands = append(r.operands, i)
+			r.operand(i, len(words))
 			continue
 		}
 		if head == "" && !whole {
 			// The word begins with a part known only at run time: it could
 			// be an option.
-			fail("the word " + wd.String() + " is known only at run time and could be an option")
+			if r.failing() {
+				r.err = "the word " + wd.String() + " is known only at run time and could be an option"
+			}
 			if stop {
 				r.end = i
 				return r
 			}
-			r.operands = append(r.operands, i)
+			r.operand(i, len(words))
 			continue
 		}
-		if wd.Split && !whole && strings.HasPrefix(head, "-") {
-			fail("the word " + wd.String() + " may expand to several options")
+		if wd.Split && !whole && strings.HasPrefix(head, "-") && r.failing() {
+			r.err = "the word " + wd.String() + " may expand to several options"
 		}
 		switch {
 		case head == "--" && whole:
 			r.end = i + 1
 			for j := i + 1; j < len(words); j++ {
-				r.operands = append(r.operands, j)
+				r.operand(j, len(words))
 			}
 			return r
 		case strings.HasPrefix(head, "--") && len(head) > 2:
-			i = s.longOption(words, i, head, whole, &r, fail)
+			i = s.longOption(words, i, head, whole, &r)
 		case len(head) > 1 && (head[0] == '-' || head[0] == '+' && s.plus):
 			if s.numeric && isDigits(head[1:]) {
-				r.opts = append(r.opts, parsedOpt{name: "-N", value: known(head[1:]), has: true, at: i})
+				r.opt(parsedOpt{name: "-N", value: known(head[1:]), has: true, at: i}, len(words))
 				continue
 			}
-			i = s.shortOptions(words, i, head, whole, &r, fail)
+			i = s.shortOptions(words, i, head, whole, &r)
 		default:
 			if stop {
 				r.end = i
 				return r
 			}
-			r.operands = append(r.operands, i)
+			r.operand(i, len(words))
 		}
 	}
 	r.end = i
 	return r
 }
 
-func (s optSpec) longOption(words []Word, i int, head string, whole bool, r *optResult, fail func(string)) int {
+// operand records the operand at index i of n words. The first takes room
+// for all that may follow, rather than growing a word at a time.
+func (r *optResult) operand(i, n int) {
+	if r.operands == nil {
+		r.operands = make([]int, 0, n-i)
+	}
+	r.operands = append(r.operands, i)
+}
+
+// opt records an option found at index o.at of n words, as operand does.
+func (r *optResult) opt(o parsedOpt, n int) {
+	if r.opts == nil {
+		r.opts = make([]parsedOpt, 0, n-o.at)
+	}
+	r.opts = append(r.opts, o)
+}
+
+// failing reports whether a reason the options cannot be read is to be
+// recorded: in strict mode, the first one. The reason is built only then,
+// since most parses are not strict.
+func (r *optResult) failing() bool { return r.strict && r.err == "" }
+
+func (s optSpec) longOption(words []Word, i int, head string, whole bool, r *optResult) int {
 	body := head[2:]
-	name, val, hasEq := strings.Cut(body, "=")
-	if !whole && !hasEq {
-		fail("the option " + words[i].String() + " is known only in part")
+	name, _, hasEq := strings.Cut(body, "=")
+	if !whole && !hasEq && r.failing() {
+		r.err = "the option " + words[i].String() + " is known only in part"
 	}
 	full, kind := s.resolveLong(name)
 	if kind == 0 {
-		fail("unknown option --" + name)
+		if r.failing() {
+			r.err = "unknown option --" + name
+		}
 		full, kind = name, 'f'
 	}
-	o := parsedOpt{name: "--" + full, at: i}
+	o := parsedOpt{at: i}
+	if full == name {
+		o.name = head[:2+len(name)] // "--name", as written
+	} else {
+		o.name = "--" + full // an abbreviation, by its full name
+	}
 	switch {
 	case hasEq:
 		o.value = Word{Text: sliceText(words[i].Text, 2+len(name)+1), Split: words[i].Split}
-		_ = val
 		o.has = true
 	case kind == 'a':
 		if i+1 < len(words) {
 			i++
 			o.value, o.has = words[i], true
-		} else {
-			fail("the option --" + full + " lacks its argument")
+		} else if r.failing() {
+			r.err = "the option --" + full + " lacks its argument"
 		}
 	}
-	r.opts = append(r.opts, o)
+	r.opt(o, len(words))
 	return i
 }
 
@@ -195,12 +221,12 @@ func (s optSpec) resolveLong(name string) (string, byte) {
 	return found, kind
 }
 
-func (s optSpec) shortOptions(words []Word, i int, head string, whole bool, r *optResult, fail func(string)) int {
-	sign := head[:1]
+func (s optSpec) shortOptions(words []Word, i int, head string, whole bool, r *optResult) int {
+	sign := head[0]
 	cluster := head[1:]
 	for j := 0; j < len(cluster); j++ {
 		ch := cluster[j]
-		name := sign + string(ch)
+		name := shortOptionName(sign, ch)
 		switch {
 		case strings.IndexByte(s.args, ch) >= 0:
 			o := parsedOpt{name: name, at: i, has: true}
@@ -211,9 +237,11 @@ func (s optSpec) shortOptions(words []Word, i int, head string, whole bool, r *o
 				o.value = words[i]
 			} else {
 				o.has = false
-				fail("the option " + name + " lacks its argument")
+				if r.failing() {
+					r.err = "the option " + name + " lacks its argument"
+				}
 			}
-			r.opts = append(r.opts, o)
+			r.opt(o, len(words))
 			return i
 		case strings.IndexByte(s.optArgs, ch) >= 0:
 			o := parsedOpt{name: name, at: i}
@@ -221,19 +249,45 @@ func (s optSpec) shortOptions(words []Word, i int, head string, whole bool, r *o
 				o.value = Word{Text: sliceText(words[i].Text, 1+j+1), Split: words[i].Split}
 				o.has = true
 			}
-			r.opts = append(r.opts, o)
+			r.opt(o, len(words))
 			return i
 		case strings.IndexByte(s.flags, ch) >= 0:
-			r.opts = append(r.opts, parsedOpt{name: name, at: i})
+			r.opt(parsedOpt{name: name, at: i}, len(words))
 		default:
-			fail("unknown option " + name)
-			r.opts = append(r.opts, parsedOpt{name: name, at: i})
+			if r.failing() {
+				r.err = "unknown option " + name
+			}
+			r.opt(parsedOpt{name: name, at: i}, len(words))
 		}
 	}
-	if !whole {
-		fail("the option " + words[i].String() + " is known only in part")
+	if !whole && r.failing() {
+		r.err = "the option " + words[i].String() + " is known only in part"
 	}
 	return i
+}
+
+// shortOptionNames holds "-" and "+" followed by every byte, so that the
+// name of a short option ("-c", "+o") is a slice of it rather than a new
+// string for every option read.
+var shortOptionNames = func() string {
+	b := make([]byte, 0, 2*2*256)
+	for _, sign := range []byte{'-', '+'} {
+		for c := 0; c < 256; c++ {
+			b = append(b, sign, byte(c))
+		}
+	}
+	return string(b)
+}()
+
+// shortOptionName is sign followed by ch: "-c".
+func shortOptionName(sign, ch byte) string {
+	i := 2 * int(ch)
+	if sign == '+' {
+		i += 2 * 256
+	} else if sign != '-' {
+		return string([]byte{sign, ch})
+	}
+	return shortOptionNames[i : i+2]
 }
 
 // literalHead is the known text at the start of a word, and whether that is

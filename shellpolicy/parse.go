@@ -19,6 +19,7 @@ import (
 func Parse(src string, opts Options) *Script {
 	w := newWalker(opts)
 	w.top(src)
+	w.parsers = nil // the script outlives the walker's work
 	return w.script
 }
 
@@ -52,28 +53,32 @@ func (w *walker) top(src string) {
 		w.problem(Position{1, 1}, ReasonLimit, fmt.Sprintf("the command is %d bytes long; guard reads at most %d", len(src), MaxInputBytes))
 		return
 	}
-	f := &frame{src: src, lang: w.opts.lang(), ctrl: hasControl(src)}
+	// The frame, reader and loop state live in the walker: the loop's body
+	// is a function the parser's iterator calls, so whatever it uses would
+	// otherwise be allocated on its own.
+	w.rootFrame = frame{src: src, lang: w.opts.lang(), ctrl: hasControl(src)}
+	f := &w.rootFrame
 	if !utf8.ValidString(src) {
 		w.problem(offsetPosition(src, invalidUTF8At(src)), ReasonControlCharacter,
 			"the command is not valid UTF-8; guard cannot be sure it reads it as bash does")
 	}
-	in := knownDir(w.opts.Dir)
-	r := &depthReader{s: src}
-	p := syntax.NewParser(syntax.Variant(f.lang))
+	w.topIn = w.knownDir(w.opts.Dir)
+	w.reader = depthReader{s: src}
+	r := &w.reader
+	p := newParser(f.lang)
 	// The parser's iterator must be drained (it yields a final error even
 	// after the loop stops), so stopping early is done by starving it of
 	// input instead.
-	stopped := false
 	for stmt, err := range p.StmtsSeq(r) {
 		switch {
-		case stopped:
+		case w.stopped:
 		case err != nil:
 			w.parseError(err, r, f)
-			stopped = true
+			w.stopped = true
 		default:
-			in = w.stmt(stmt, in, f).any()
+			w.topIn = w.stmt(stmt, w.topIn, f).any()
 			if w.full {
-				stopped, r.halt = true, true
+				w.stopped, r.halt = true, true
 			}
 		}
 	}
@@ -81,6 +86,23 @@ func (w *walker) top(src string) {
 		w.controlChars(f)
 	}
 }
+
+// newParser is a parser of the dialect. (The dialect options are made once:
+// each call of syntax.Variant makes a new one.)
+func newParser(lang syntax.LangVariant) *syntax.Parser {
+	switch lang {
+	case syntax.LangBash:
+		return syntax.NewParser(variantBash)
+	case syntax.LangPOSIX:
+		return syntax.NewParser(variantPOSIX)
+	}
+	return syntax.NewParser(syntax.Variant(lang))
+}
+
+var (
+	variantBash  = syntax.Variant(syntax.LangBash)
+	variantPOSIX = syntax.Variant(syntax.LangPOSIX)
+)
 
 // parseError records why the parser stopped.
 func (w *walker) parseError(err error, r *depthReader, f *frame) {
@@ -214,7 +236,15 @@ func (w *walker) parseCode(code string, lang syntax.LangVariant) ([]*syntax.Stmt
 		return nil, "the string holds a control character, which bash and guard's parser may read differently"
 	}
 	r := &depthReader{s: code}
-	file, err := syntax.NewParser(syntax.Variant(lang)).Parse(r, "")
+	p := w.parsers[lang]
+	if p == nil {
+		if w.parsers == nil {
+			w.parsers = map[syntax.LangVariant]*syntax.Parser{}
+		}
+		p = newParser(lang)
+		w.parsers[lang] = p
+	}
+	file, err := p.Parse(r, "")
 	if r.tooDeep {
 		return nil, fmt.Sprintf("the string nests deeper than guard follows (%d levels)", MaxDepth)
 	}

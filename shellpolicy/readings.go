@@ -31,19 +31,22 @@ var globalOptionTable = map[string]optSpec{
 }
 
 // finishSegment computes a segment's readings and its read-only standing.
-func finishSegment(s *Segment, opts Options) {
-	s.Text = primaryText(s)
+// Its Text may be set already, from the source.
+func (w *walker) finishSegment(s *Segment) {
+	if s.Text == nil {
+		s.Text = w.primaryText(s)
+	}
 	if s.kind == segCommand && len(s.Words) > 0 {
 		s.Readings = otherReadings(s)
 	}
-	s.ro = readOnlyOf(s, opts)
+	s.ro = readOnlyOf(s, w.opts)
 }
 
 // primaryText is the reading that will run: the assignments that matter and
 // the words.
-func primaryText(s *Segment) rule.Text {
+func (w *walker) primaryText(s *Segment) rule.Text {
 	if t, ok := plainText(s); ok {
-		return t
+		return w.knownText(t)
 	}
 	var b textJoiner
 	for _, a := range s.Assigns {
@@ -60,14 +63,14 @@ func primaryText(s *Segment) rule.Text {
 
 // plainText is the text of a segment whose words are all known and not
 // empty and that has no assignments: the common case, built at once.
-func plainText(s *Segment) (rule.Text, bool) {
+func plainText(s *Segment) (string, bool) {
 	if len(s.Assigns) > 0 || len(s.Words) == 0 {
-		return nil, false
+		return "", false
 	}
 	n := len(s.Words) - 1
 	for _, w := range s.Words {
 		if len(w.Text) != 1 || w.Text[0].Unknown || w.Text[0].Lit == "" {
-			return nil, false
+			return "", false
 		}
 		n += len(w.Text[0].Lit)
 	}
@@ -79,7 +82,7 @@ func plainText(s *Segment) (rule.Text, bool) {
 		}
 		b.WriteString(w.Text[0].Lit)
 	}
-	return rule.Known(b.String()), true
+	return b.String(), true
 }
 
 // otherReadings are the readings a deny or ask rule may match besides the
@@ -162,7 +165,7 @@ func mayReadOtherwise(s *Segment) bool {
 	if strings.Contains(name, "/") {
 		return true
 	}
-	_, global := globalOptionTable[name]
+	global := s.command(name).global
 	return global && len(s.Words) > 1 && strings.HasPrefix(s.Words[1].String(), "-") || global && name == "cargo"
 }
 

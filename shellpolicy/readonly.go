@@ -19,6 +19,56 @@ type ReadOnlyCommand struct {
 	sub  string // its subcommand (git status)
 	// guards are the forms of it that can write or run programs.
 	guards []string
+
+	// Made once, when the package starts: the guards themselves, what
+	// words could hit one of them, and the built-in allow rule a covered
+	// segment reports.
+	guardList []*Guard
+	filter    guardFilter
+	allow     rule.Rule
+}
+
+// guardFilter tells, for most words, that no guard of a command can hit
+// them without trying each: a guard's word is listed, a long option (or a
+// prefix of one) begins with the first letter of one of the guards' long
+// options, and a short option is one of their letters.
+type guardFilter struct {
+	words      bool      // some guard lists words
+	longFirst  [256]bool // the first letters of the guards' long options
+	shortChars [256]bool // the guards' short options
+}
+
+func newGuardFilter(guards []*Guard) guardFilter {
+	var f guardFilter
+	for _, g := range guards {
+		f.words = f.words || len(g.words) > 0
+		for _, l := range g.longs {
+			if l != "" {
+				f.longFirst[l[0]] = true
+			}
+		}
+		for i := 0; i < len(g.shorts); i++ {
+			f.shortChars[g.shorts[i]] = true
+		}
+	}
+	return f
+}
+
+// mayHit reports whether some guard may hit the word; false is certain.
+func (f *guardFilter) mayHit(gw guardWord) bool {
+	switch {
+	case f.words:
+		return true
+	case gw.isLong:
+		return gw.long == "" || f.longFirst[gw.long[0]]
+	default:
+		for i := 0; i < len(gw.short); i++ {
+			if f.shortChars[gw.short[i]] {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Guard is a form of a read-only command that can write files or run other
@@ -38,6 +88,8 @@ type Guard struct {
 	shorts   string   // short options, alone or clustered
 	words    []string // words (find's predicates)
 	operands int      // more operands than this are an output file (uniq IN OUT)
+
+	ask rule.Rule // the built-in ask rule a segment that hits it reports, made once
 }
 
 // guardTable lists every guard, with why it exists.
@@ -179,8 +231,35 @@ func init() {
 		} else {
 			e.Pattern = e.name + " *"
 		}
+		for _, id := range e.guards {
+			e.guardList = append(e.guardList, guardIndex[id])
+		}
+		e.filter = newGuardFilter(e.guardList)
+		e.allow = builtinRule(rule.Allow, e.Pattern, e.Why)
+	}
+	for _, e := range []*ReadOnlyCommand{&roAssign, &roDecl, &roTest, &roArith} {
+		e.allow = builtinRule(rule.Allow, e.Pattern, e.Why)
+	}
+	for i := range guardTable {
+		g := &guardTable[i]
+		g.ask = builtinRule(rule.Ask, g.Pattern, g.Why)
 	}
 }
+
+// wrapperReadOnly holds, for each wrapper that changes nothing itself, the
+// read-only default that covers it as a segment (the command it runs is
+// judged on its own).
+var wrapperReadOnly = func() map[string]*ReadOnlyCommand {
+	m := map[string]*ReadOnlyCommand{}
+	for _, ws := range wrapperTable {
+		if ws.ReadOnly {
+			e := &ReadOnlyCommand{Pattern: ws.Name + " *", Why: ws.Why, name: ws.Name}
+			e.allow = builtinRule(rule.Allow, e.Pattern, e.Why)
+			m[ws.Name] = e
+		}
+	}
+	return m
+}()
 
 var readOnlyIndex = func() map[string][]*ReadOnlyCommand {
 	m := map[string][]*ReadOnlyCommand{}
@@ -308,9 +387,9 @@ func readOnlyOf(s *Segment, opts Options) roResult {
 		return roResult{}
 	}
 	var entry *ReadOnlyCommand
-	if ws := wrapperIndex[s.Wrapper]; ws != nil && ws.ReadOnly {
-		entry = &ReadOnlyCommand{Pattern: ws.Name + " *", Why: ws.Why, name: ws.Name}
-	} else if entry = lookupReadOnly(commandName(name), s.Words); entry == nil {
+	if e := wrapperReadOnly[s.Wrapper]; s.Wrapper != "" && e != nil {
+		entry = e
+	} else if entry = lookupReadOnly(s.command(name).readOnly, s.Words); entry == nil {
 		return roResult{}
 	}
 	res := roResult{entry: entry}
@@ -343,10 +422,9 @@ func readOnlyOf(s *Segment, opts Options) roResult {
 	return res
 }
 
-// lookupReadOnly finds the read-only default for a command: by name, and for
-// git by the subcommand after its global options.
-func lookupReadOnly(name string, words []Word) *ReadOnlyCommand {
-	entries := readOnlyIndex[name]
+// lookupReadOnly finds the read-only default for a command among the
+// entries of its name: for git, by the subcommand after its global options.
+func lookupReadOnly(entries []*ReadOnlyCommand, words []Word) *ReadOnlyCommand {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -460,12 +538,18 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 			break
 		}
 		matched := false
-		for _, id := range entry.guards {
-			g := guardIndex[id]
-			if hitsGuard(g, head) {
+		gw := readGuardWord(head)
+		if !entry.filter.mayHit(gw) {
+			if !strings.HasPrefix(head, "-") || head == "-" {
+				operands++
+			}
+			continue
+		}
+		for _, g := range entry.guardList {
+			if g.hits(gw) {
 				return g, head
 			}
-			if containsString(g.words, head) {
+			if len(g.words) > 0 && containsString(g.words, head) {
 				matched = true
 			}
 		}
@@ -473,8 +557,8 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 			operands++
 		}
 	}
-	for _, id := range entry.guards {
-		if g := guardIndex[id]; g.operands > 0 {
+	for _, g := range entry.guardList {
+		if g.operands > 0 {
 			if fc := fileTableIndex[entry.name]; fc != nil {
 				// Count operands as the tool does, skipping option values.
 				operands = len(fc.opts.parse(args, false, false).operands)
@@ -487,26 +571,45 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 	return nil, ""
 }
 
-// hitsGuard reports whether an option word is one of a guard's options:
-// a short option alone or in a cluster, or a long option or, as getopt_long
+// guardWord is a word read once for matching against every guard.
+type guardWord struct {
+	word   string
+	long   string // the name of a long option (--name or --name=value)
+	isLong bool
+	short  string // the letters of a short option or cluster (-abc)
+}
+
+func readGuardWord(word string) guardWord {
+	gw := guardWord{word: word}
+	switch {
+	case strings.HasPrefix(word, "--") && len(word) > 2:
+		gw.long, _, _ = strings.Cut(word[2:], "=")
+		gw.isLong = true
+	case strings.HasPrefix(word, "-") && len(word) > 1:
+		gw.short = word[1:]
+	}
+	return gw
+}
+
+// hits reports whether a word is one of the guard's words or options: a
+// short option alone or in a cluster, or a long option or, as getopt_long
 // reads them, any unambiguous prefix of one.
-func hitsGuard(g *Guard, word string) bool {
-	if containsString(g.words, word) {
+func (g *Guard) hits(gw guardWord) bool {
+	if len(g.words) > 0 && containsString(g.words, gw.word) {
 		return true
 	}
 	switch {
-	case strings.HasPrefix(word, "--") && len(word) > 2:
-		name, _, _ := strings.Cut(word[2:], "=")
-		if containsString(g.exact, name) {
+	case gw.isLong:
+		if containsString(g.exact, gw.long) {
 			return false
 		}
 		for _, l := range g.longs {
-			if strings.HasPrefix(l, name) {
+			if strings.HasPrefix(l, gw.long) {
 				return true
 			}
 		}
-	case strings.HasPrefix(word, "-") && len(word) > 1 && g.shorts != "":
-		return strings.ContainsAny(word[1:], g.shorts)
+	case gw.short != "" && g.shorts != "":
+		return strings.ContainsAny(gw.short, g.shorts)
 	}
 	return false
 }
@@ -572,8 +675,9 @@ func dirsInside(d Dirs, ws string) bool {
 		return false
 	}
 	ws = path.Clean(ws)
+	prefix := strings.TrimSuffix(ws, "/") // x is inside when it is prefix + "/" + ...
 	for _, x := range d.Known {
-		if x != ws && !strings.HasPrefix(x, strings.TrimSuffix(ws, "/")+"/") {
+		if x != ws && !(len(x) > len(prefix) && x[len(prefix)] == '/' && strings.HasPrefix(x, prefix)) {
 			return false
 		}
 	}

@@ -38,6 +38,9 @@ type Word struct {
 
 // Literal returns the word's value when it is wholly known.
 func (w Word) Literal() (string, bool) {
+	if len(w.Text) == 1 && !w.Text[0].Unknown {
+		return w.Text[0].Lit, true // the common case
+	}
 	if w.Text.HasUnknown() {
 		return "", false
 	}
@@ -111,7 +114,7 @@ func (d Dirs) union(o Dirs) Dirs {
 	if o.contains(d) {
 		return o
 	}
-	out := Dirs{Known: append([]string(nil), d.Known...)}
+	out := Dirs{Known: append(make([]string, 0, len(d.Known)+len(o.Known)), d.Known...)}
 	for _, x := range o.Known {
 		if !containsString(out.Known, x) {
 			out.Known = append(out.Known, x)
@@ -129,6 +132,9 @@ func (d Dirs) join(rel string) Dirs {
 		return unknownDirs
 	}
 	out := Dirs{}
+	if len(d.Known) > 0 {
+		out.Known = make([]string, 0, len(d.Known))
+	}
 	for _, x := range d.Known {
 		j := path.Join(x, rel)
 		if !containsString(out.Known, j) {
@@ -222,6 +228,17 @@ type Segment struct {
 	// readOnly is the built-in read-only entry and guard, computed at parse
 	// time from the structured words.
 	ro roResult
+	// info is what the tables say of its command name (nil: not looked up).
+	info *commandInfo
+}
+
+// command is what the tables say of the segment's command name, which must
+// be known.
+func (s *Segment) command(name string) *commandInfo {
+	if s.info == nil {
+		s.info = lookupCommand(name)
+	}
+	return s.info
 }
 
 // Name is the command name when it is known.

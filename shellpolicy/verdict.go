@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strconv"
 
 	"github.com/guard-sh/guard/rule"
 )
@@ -92,7 +93,7 @@ func EvaluateArgv(argv []string, p Policy) *Verdict {
 			words[i] = known(a)
 		}
 		f := &frame{lang: p.options().lang()}
-		w.run(command{words: words, pos: Position{1, 1}}, &cmdCtx{in: knownDir(p.Dir), f: f})
+		w.run(&command{words: words, pos: Position{1, 1}}, &cmdCtx{in: knownDir(p.Dir), f: f})
 	}
 	return p.Judge(w.script)
 }
@@ -141,11 +142,12 @@ const (
 // else a segment no rule allows asks; else it is allowed.
 func (p Policy) Judge(s *Script) *Verdict {
 	facts := p.facts()
-	v := &Verdict{Problems: s.Problems, ReadOnly: len(s.Problems) == 0, Segments: make([]SegmentVerdict, 0, len(s.Segments))}
+	v := &Verdict{Problems: s.Problems, ReadOnly: len(s.Problems) == 0, Segments: make([]SegmentVerdict, len(s.Segments))}
 	best, bestClass := -1, classAllow+1
+	rules := ruleCopies(make([]rule.Rule, 0, len(s.Segments)))
 	for i := range s.Segments {
-		sv, class := p.judgeSegment(&s.Segments[i], facts)
-		v.Segments = append(v.Segments, sv)
+		sv := &v.Segments[i]
+		class := p.judgeSegment(&s.Segments[i], facts, &rules, sv)
 		if class < bestClass {
 			best, bestClass = i, class
 		}
@@ -169,20 +171,17 @@ func (p Policy) Judge(s *Script) *Verdict {
 		v.Decision, v.Reason, v.Detail = rule.Allow, ReasonReadOnly, "the command runs nothing"
 		return v
 	}
-	d := v.Segments[best]
+	d := &v.Segments[best]
 	v.Decision, v.Reason, v.Rule, v.Match = d.Decision, d.Reason, d.Rule, d.Match
-	v.Detail = d.Pos.String() + ": " + d.Command
-	if d.Detail != "" {
-		v.Detail += ": " + d.Detail
-	}
+	v.Detail = segmentDetail(d)
 	switch v.Decision {
 	case rule.Deny:
 		v.MustAsk, v.ReadOnly = false, false
 	case rule.Allow:
 		v.MustAsk = false
 		// Report a user's allow rule before the built-in defaults.
-		for _, sv := range v.Segments {
-			if sv.Reason == ReasonRuleAllow {
+		for i := range v.Segments {
+			if sv := &v.Segments[i]; sv.Reason == ReasonRuleAllow {
 				v.Reason, v.Rule, v.Match = sv.Reason, sv.Rule, sv.Match
 				break
 			}
@@ -191,9 +190,24 @@ func (p Policy) Judge(s *Script) *Verdict {
 	return v
 }
 
-// judgeSegment judges one segment and returns its class.
-func (p Policy) judgeSegment(seg *Segment, facts ruleFacts) (SegmentVerdict, int) {
-	sv := SegmentVerdict{Command: seg.Text.String(), Pos: seg.Pos, Via: seg.Via, Segment: seg}
+// segmentDetail is "line:col: command[: detail]", built at once.
+func segmentDetail(d *SegmentVerdict) string {
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], int64(d.Pos.Line), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(d.Pos.Col), 10)
+	b = append(b, ": "...)
+	b = append(b, d.Command...)
+	if d.Detail != "" {
+		b = append(b, ": "...)
+		b = append(b, d.Detail...)
+	}
+	return string(b)
+}
+
+// judgeSegment judges one segment into sv and returns its class.
+func (p Policy) judgeSegment(seg *Segment, facts ruleFacts, rules *ruleCopies, sv *SegmentVerdict) int {
+	*sv = SegmentVerdict{Command: seg.Text.String(), Pos: seg.Pos, Via: seg.Via, Segment: seg}
 	var primary rule.Matches
 	var deny, ask *rule.Hit
 	var denyOn, askOn rule.Text
@@ -232,62 +246,90 @@ func (p Policy) judgeSegment(seg *Segment, facts ruleFacts) (SegmentVerdict, int
 	set := func(d rule.Action, reason string, h *rule.Hit, detail string) {
 		sv.Decision, sv.Reason, sv.Detail = d, reason, detail
 		if h != nil {
-			r := *h.Rule
-			sv.Rule, sv.Match = &r, h.Match
+			sv.Rule, sv.Match = rules.keep(*h.Rule), h.Match
 		}
 	}
 	switch {
 	case deny != nil:
 		set(rule.Deny, ReasonRuleDeny, deny, readingNote(seg, denyOn))
-		return sv, classDeny
+		return classDeny
 	case files.deny != nil:
 		set(rule.Deny, ReasonRuleDeny, files.deny, files.denyOn)
-		return sv, classDeny
+		return classDeny
 	case ask != nil:
 		set(rule.Ask, ReasonRuleAsk, ask, readingNote(seg, askOn))
 		sv.MustAsk = true
-		return sv, classAskRule
+		return classAskRule
 	case files.ask != nil:
 		set(rule.Ask, ReasonRuleAsk, files.ask, files.askOn)
 		sv.MustAsk = true
-		return sv, classAskRule
+		return classAskRule
 	case seg.Unverifiable != "":
 		set(rule.Ask, ReasonUnverifiable, nil, seg.Unverifiable)
 		sv.MustAsk = facts.shellDenyAsk
-		return sv, classUnverifiable
+		return classUnverifiable
 	case files.unresolved != "":
 		set(rule.Ask, ReasonUnverifiable, nil, files.unresolved)
 		sv.MustAsk = facts.shellDenyAsk || facts.writeDenyAsk
-		return sv, classUnverifiable
+		return classUnverifiable
 	}
 	allowed := primary.Allow
 	builtin := p.ReadOnlyDefaults && seg.ro.covered()
 	if allowed == nil && !builtin {
 		if p.ReadOnlyDefaults && seg.ro.entry != nil && seg.ro.guard != nil {
 			g := seg.ro.guard
-			r := builtinRule(rule.Ask, g.Pattern, g.Why)
-			sv.Decision, sv.Reason, sv.Rule = rule.Ask, ReasonReadOnlyGuard, &r
+			sv.Decision, sv.Reason, sv.Rule = rule.Ask, ReasonReadOnlyGuard, g.askRule(rules)
 			sv.Detail = fmt.Sprintf("%s (%s): %s", g.ID, seg.ro.detail, g.Why)
-			return sv, classAsk
+			return classAsk
 		}
 		set(rule.Ask, ReasonNoRule, nil, "no rule allows it")
-		return sv, classAsk
+		return classAsk
 	}
 	if files.write != "" {
 		set(rule.Ask, ReasonRedirectWrite, nil, files.write)
-		return sv, classAsk
+		return classAsk
 	}
 	if files.unclear != "" {
 		set(rule.Ask, ReasonUnverifiable, nil, files.unclear)
-		return sv, classAsk
+		return classAsk
 	}
 	if allowed != nil {
 		set(rule.Allow, ReasonRuleAllow, allowed, "")
-		return sv, classAllow
+		return classAllow
 	}
-	r := builtinRule(rule.Allow, seg.ro.entry.Pattern, seg.ro.entry.Why)
-	sv.Decision, sv.Reason, sv.Rule, sv.Match = rule.Allow, ReasonReadOnly, &r, rule.MatchPrefix
-	return sv, classAllow
+	sv.Decision, sv.Reason, sv.Rule, sv.Match = rule.Allow, ReasonReadOnly, seg.ro.entry.allowRule(rules), rule.MatchPrefix
+	return classAllow
+}
+
+// ruleCopies holds the copies of the rules a verdict names, one per segment
+// at most, made in one allocation: a verdict's rules are its own, and what a
+// caller does to them changes neither the rule set nor the built-in tables.
+// Its capacity is the number of segments, so the pointers it hands out stay
+// valid.
+type ruleCopies []rule.Rule
+
+func (c *ruleCopies) keep(r rule.Rule) *rule.Rule {
+	if len(*c) == cap(*c) {
+		return &r // cannot happen: one rule per segment at most
+	}
+	*c = append(*c, r)
+	return &(*c)[len(*c)-1]
+}
+
+// allowRule is a copy of the built-in allow rule of a read-only default.
+func (e *ReadOnlyCommand) allowRule(c *ruleCopies) *rule.Rule {
+	if e.allow.Written == "" {
+		return c.keep(builtinRule(rule.Allow, e.Pattern, e.Why))
+	}
+	return c.keep(e.allow)
+}
+
+// askRule is a copy of the built-in ask rule of a guard.
+func (g *Guard) askRule(c *ruleCopies) *rule.Rule {
+	if g.ask.Written == "" {
+		return c.keep(builtinRule(rule.Ask, g.Pattern, g.Why))
+	}
+	return c.keep(g.ask)
 }
 
 // readingNote says which reading a rule matched, when it is not the

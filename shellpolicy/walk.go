@@ -30,6 +30,58 @@ type walker struct {
 	cdpathChanged bool // CDPATH was set: a relative cd may go elsewhere
 	lastpipe      bool // shopt -s lastpipe: a pipeline's last command runs in this shell
 	funcs         map[string]*funcInfo
+
+	// spanBuf and wordBuf are where the spans and words of segments are
+	// carved from, a block at a time, instead of a small allocation each.
+	// What is carved has its capacity cut to its length, so that appending
+	// to it copies rather than writes over its neighbour.
+	spanBuf []rule.Span
+	wordBuf []Word
+	// parsers are reused for the strings parsed again (bash -c, eval, ...),
+	// one per dialect: a parser is a few KiB, and may be used again once
+	// its Parse has returned.
+	parsers map[syntax.LangVariant]*syntax.Parser
+
+	// The state of the walk of the top level (see top).
+	rootFrame frame
+	reader    depthReader
+	topIn     Dirs
+	stopped   bool
+	dir       [1]string // the starting directory's Dirs
+}
+
+// Block sizes of the walker's buffers: a typical command fills about one.
+const (
+	spanBlock = 32
+	wordBlock = 16
+)
+
+// text returns n spans, carved from the walker's buffer.
+func (w *walker) text(n int) rule.Text {
+	if n > len(w.spanBuf) {
+		w.spanBuf = make([]rule.Span, max(n, spanBlock))
+	}
+	t := w.spanBuf[:n:n]
+	w.spanBuf = w.spanBuf[n:]
+	return t
+}
+
+// knownText is rule.Known(s), carved from the walker's buffer.
+func (w *walker) knownText(s string) rule.Text {
+	t := w.text(1)
+	t[0].Lit = s
+	return t
+}
+
+// words returns room for n words (length 0), carved from the walker's
+// buffer.
+func (w *walker) words(n int) []Word {
+	if n > len(w.wordBuf) {
+		w.wordBuf = make([]Word, max(n, wordBlock))
+	}
+	ws := w.wordBuf[:0:n]
+	w.wordBuf = w.wordBuf[n:]
+	return ws
 }
 
 type funcInfo struct{ changesDir bool }
@@ -53,7 +105,23 @@ func (w *walker) restore(st shellState) {
 }
 
 func newWalker(opts Options) *walker {
-	return &walker{opts: opts, script: &Script{Segments: make([]Segment, 0, 8)}}
+	// One allocation for the walker and its script.
+	a := &struct {
+		w walker
+		s Script
+	}{}
+	a.w.opts, a.w.script = opts, &a.s
+	a.s.Segments = make([]Segment, 0, 8)
+	return &a.w
+}
+
+// knownDir is knownDir(d), using the walker's room for its one directory.
+func (w *walker) knownDir(d string) Dirs {
+	if d == "" {
+		return Dirs{Unknown: true}
+	}
+	w.dir[0] = path.Clean(d)
+	return Dirs{Known: w.dir[:1:1]}
 }
 
 // frame is the source being walked and what the commands in it are inside.
@@ -164,7 +232,7 @@ func (w *walker) add(s *Segment) int {
 		w.problem(s.Pos, ReasonLimit, fmt.Sprintf("more than %d commands; guard judges at most %d", MaxSegments, MaxSegments))
 		return -1
 	}
-	finishSegment(s, w.opts)
+	w.finishSegment(s)
 	w.script.Segments = append(w.script.Segments, *s)
 	return len(w.script.Segments) - 1
 }
@@ -234,11 +302,13 @@ func (w *walker) stmtIn(s *syntax.Stmt, in Dirs, f *frame, pipeIn bool) flow {
 		files, _ := w.redirects(s.Redirs, c)
 		start := len(w.script.Segments)
 		fl = w.compound(s.Cmd, in, f, pipeIn)
-		for i := start; i < len(w.script.Segments); i++ {
-			seg := &w.script.Segments[i]
-			seg.Files = append(seg.Files, files...)
-			if seg.Unverifiable == "" {
-				seg.Unverifiable = c.unv
+		if len(files) > 0 || c.unv != "" {
+			for i := start; i < len(w.script.Segments); i++ {
+				seg := &w.script.Segments[i]
+				seg.Files = append(seg.Files, files...)
+				if seg.Unverifiable == "" {
+					seg.Unverifiable = c.unv
+				}
 			}
 		}
 	}
@@ -366,7 +436,8 @@ func (w *walker) markFrom(start int, why string) {
 // binary walks a chain of &&, || and pipes. The parser nests such chains to
 // the left, so they are walked as a list: a long chain costs no stack.
 func (w *walker) binary(x *syntax.BinaryCmd, in Dirs, f *frame, pipeIn bool) flow {
-	chain := []*syntax.BinaryCmd{x}
+	var buf [8]*syntax.BinaryCmd // most chains are short: no allocation
+	chain := append(buf[:0], x)
 	for {
 		inner, ok := chain[len(chain)-1].X.Cmd.(*syntax.BinaryCmd)
 		xs := chain[len(chain)-1].X
@@ -537,18 +608,62 @@ func (w *walker) call(s *syntax.Stmt, x *syntax.CallExpr, in Dirs, f *frame, pip
 	for _, a := range x.Assigns {
 		assigns = append(assigns, w.assign(a, c))
 	}
-	words := make([]Word, 0, len(x.Args))
-	spans := make([]rule.Span, len(x.Args)) // backing for the plain words
-	for i, a := range x.Args {
-		if lit, ok := plainWord(a); ok {
-			spans[i].Lit = lit
-			words = append(words, Word{Text: spans[i : i+1 : i+1]})
+	words := w.words(len(x.Args))
+	// The segment's Text, when its words are plain and the source reads
+	// as the Text would (see sourceText), is a slice of the source.
+	var text sourceText
+	for _, a := range x.Args {
+		if lit, ok := plainLit(a); ok {
+			words = append(words, Word{Text: w.knownText(lit.Value)})
+			text.add(lit, f.src)
 			continue
 		}
+		text.bad = true
 		words = append(words, w.word(a, c))
 	}
 	files, stdin := w.redirects(s.Redirs, c)
-	return w.run(command{words: words, assigns: assigns, files: files, stdin: stdin, pos: f.position(s)}, c)
+	cmd := &command{words: words, assigns: assigns, files: files, stdin: stdin, pos: f.position(s)}
+	if len(assigns) == 0 {
+		cmd.text = text.text(f.src)
+	}
+	return w.run(cmd, c)
+}
+
+// sourceText finds the text of a command of plain words (see plainWord) as
+// its segment's Text reads it, the words joined by single blanks, when the
+// source already reads so: then it is a slice of the source and costs
+// nothing to build. The source of each word must be its value (the parser
+// drops some bytes from a word's value: a backslash and newline, a NUL), and
+// the words must be one blank apart.
+type sourceText struct {
+	from, to uint // the source of the words so far
+	n        int  // how many
+	bad      bool // a word does not read as it should
+}
+
+// add takes the next word, one plain literal.
+func (t *sourceText) add(lit *syntax.Lit, src string) {
+	from, to := lit.ValuePos.Offset(), lit.ValueEnd.Offset()
+	switch {
+	case t.bad:
+	case from >= to || to > uint(len(src)) || src[from:to] != lit.Value:
+		t.bad = true
+	case t.n == 0:
+		t.from, t.to = from, to
+	case from != t.to+1 || src[t.to] != ' ':
+		t.bad = true
+	default:
+		t.to = to
+	}
+	t.n++
+}
+
+// text is the text, or "" when the source does not read as it.
+func (t *sourceText) text(src string) string {
+	if t.n == 0 || t.bad {
+		return ""
+	}
+	return src[t.from:t.to]
 }
 
 // assign renders NAME=value (or NAME[i]=value, NAME=(...)).
@@ -737,11 +852,17 @@ type command struct {
 	files   []FileAccess
 	stdin   *stdinText
 	pos     Position
+	// text, when set, is the segment's Text as a string, taken from the
+	// source (see plainSource).
+	text string
 }
 
 // run makes the segment of a command, then follows what it runs.
-func (w *walker) run(cmd command, c *cmdCtx) flow {
+func (w *walker) run(cmd *command, c *cmdCtx) flow {
 	seg := Segment{Pos: cmd.pos, Words: cmd.words, Assigns: cmd.assigns, Via: c.f.via, Dirs: c.in, Files: cmd.files}
+	if cmd.text != "" {
+		seg.Text = w.knownText(cmd.text)
+	}
 	seg.Unverifiable = c.unv
 	if seg.Unverifiable == "" {
 		seg.Unverifiable = w.taint
@@ -765,8 +886,9 @@ func (w *walker) run(cmd command, c *cmdCtx) flow {
 			p.flow = same(unknownDirs)
 			break
 		}
-		w.dispatch(name, cmd, c, p)
-		if fn := w.funcs[name]; fn != nil && !strings.Contains(name, "/") && fn.changesDir {
+		seg.info = lookupCommand(name)
+		w.dispatch(name, seg.info, cmd, c, p)
+		if fn := w.funcs[name]; w.funcs != nil && fn != nil && !strings.Contains(name, "/") && fn.changesDir {
 			// A function defined in the command (its body was judged where
 			// it was defined) that may change the directory. It is also
 			// followed as the command of that name, which it may not be at
@@ -775,7 +897,11 @@ func (w *walker) run(cmd command, c *cmdCtx) flow {
 		}
 	}
 	setUnv(&seg, p.unv)
-	seg.Files = append(seg.Files, p.files...)
+	if len(seg.Files) == 0 {
+		seg.Files = p.files // the plan's own: no one else holds it
+	} else if len(p.files) > 0 {
+		seg.Files = append(seg.Files, p.files...)
+	}
 	seg.Wrapper = p.wrapper
 	w.add(&seg)
 	p.runInner(w, &seg, c)
@@ -917,7 +1043,7 @@ func (p *plan) runInner(w *walker, seg *Segment, c *cmdCtx) {
 		}
 		ic := &cmdCtx{in: dirs, f: g, pipeIn: in.pipeIn || c.pipeIn}
 		st := w.state()
-		w.run(command{words: in.words, assigns: in.assigns, stdin: in.stdin, pos: pos}, ic)
+		w.run(&command{words: in.words, assigns: in.assigns, stdin: in.stdin, pos: pos}, ic)
 		w.restore(st)
 	}
 	for _, code := range p.code {

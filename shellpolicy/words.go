@@ -60,14 +60,113 @@ func (b *wordBuilder) word() Word {
 // plainWord returns the value of a word that is plain unquoted text with
 // nothing to resolve: no escapes, globs, ~ or braces.
 func plainWord(x *syntax.Word) (string, bool) {
+	if l, ok := plainLit(x); ok {
+		return l.Value, true
+	}
+	return "", false
+}
+
+// plainLit is plainWord's literal.
+func plainLit(x *syntax.Word) (*syntax.Lit, bool) {
 	if len(x.Parts) != 1 {
-		return "", false
+		return nil, false
 	}
 	l, ok := x.Parts[0].(*syntax.Lit)
-	if !ok || strings.ContainsAny(l.Value, `\~*?[{`) {
-		return "", false
+	if !ok || hasLitBytes(l.Value, litResolve|litBrace) {
+		return nil, false
 	}
-	return l.Value, true
+	return l, true
+}
+
+// The bytes of unquoted text that make it more than its own value.
+const (
+	litResolve = 1 << iota // \ ~ * ? [ : an escape, a tilde prefix or a glob
+	litBrace               // { : a brace expansion may begin
+)
+
+// litBytes classes each byte (all ASCII: the bytes of a multi-byte UTF-8
+// character never match, as they never match in strings.ContainsAny).
+var litBytes = [256]uint8{'\\': litResolve, '~': litResolve, '*': litResolve, '?': litResolve, '[': litResolve, '{': litBrace}
+
+// hasLitBytes reports whether s holds a byte of the classes in mask.
+func hasLitBytes(s string, mask uint8) bool {
+	for i := 0; i < len(s); i++ {
+		if litBytes[s[i]]&mask != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// quickLiteral returns the value of a word made only of parts whose value is
+// their text, and which therefore needs neither guard's reading nor the
+// shell library's expansion: unquoted text with nothing to resolve (see
+// plainWord), '...', and "..." of text without backslashes. Its value is
+// the parts' text joined. (FuzzQuickLiteral holds it to the library's
+// expansion.) It marks the quoted text, as renderWord does.
+func quickLiteral(x *syntax.Word, f *frame) (string, bool) {
+	for _, part := range x.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if hasLitBytes(p.Value, litResolve|litBrace) {
+				return "", false
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			for _, in := range p.Parts {
+				if lit, ok := in.(*syntax.Lit); !ok || strings.IndexByte(lit.Value, '\\') >= 0 {
+					return "", false
+				}
+			}
+		default:
+			return "", false
+		}
+	}
+	for _, part := range x.Parts {
+		switch p := part.(type) {
+		case *syntax.SglQuoted:
+			f.markQuoted(p.Pos().Offset(), p.End().Offset())
+		case *syntax.DblQuoted:
+			for _, in := range p.Parts {
+				f.markQuoted(in.Pos().Offset(), in.End().Offset())
+			}
+		}
+	}
+	if len(x.Parts) == 1 {
+		switch p := x.Parts[0].(type) {
+		case *syntax.Lit:
+			return p.Value, true
+		case *syntax.SglQuoted:
+			return p.Value, true
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 0 {
+				return "", true
+			}
+			if len(p.Parts) == 1 {
+				return p.Parts[0].(*syntax.Lit).Value, true
+			}
+		}
+	}
+	var b strings.Builder
+	for _, part := range x.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, in := range p.Parts {
+				b.WriteString(in.(*syntax.Lit).Value)
+			}
+		}
+	}
+	return b.String(), true
 }
 
 // simpleQuoted reports whether a word is one quoted string with nothing to
@@ -109,6 +208,16 @@ func (w *walker) assignValue(x *syntax.Word, c *cmdCtx) Word {
 }
 
 func (w *walker) renderWord(x *syntax.Word, c *cmdCtx, assignValue bool) Word {
+	if v, ok := quickLiteral(x, c.f); ok {
+		// The common case, read the short way: readWord would give the same
+		// (FuzzQuickLiteral).
+		return Word{Text: w.knownText(v)}
+	}
+	return w.readWord(x, c, assignValue)
+}
+
+// readWord is renderWord the long way, for any word.
+func (w *walker) readWord(x *syntax.Word, c *cmdCtx, assignValue bool) Word {
 	var b wordBuilder
 	src := c.f.slice(x)
 	start := x.Pos().Offset()
@@ -278,7 +387,7 @@ type litPlace struct {
 // character; unquoted *, ? and [...] are globs and a leading ~ is the home
 // directory, all known only at run time.
 func (w *walker) unquotedLit(b *wordBuilder, s string, at litPlace) {
-	if !strings.ContainsAny(s, `\~*?[`) {
+	if !hasLitBytes(s, litResolve) {
 		b.lit(s) // the common case: nothing to resolve
 		return
 	}

@@ -216,7 +216,7 @@ var wrapperIndex = func() map[string]*Wrapper {
 func Wrappers() []Wrapper { return append([]Wrapper(nil), wrapperTable...) }
 
 // unwrap finds the command a wrapper runs.
-func (w *walker) unwrap(ws *Wrapper, cmd command, c *cmdCtx, p *plan) {
+func (w *walker) unwrap(ws *Wrapper, cmd *command, c *cmdCtx, p *plan) {
 	p.wrapper = ws.Name
 	switch ws.mode {
 	case modeShell:
@@ -234,7 +234,7 @@ func (w *walker) unwrap(ws *Wrapper, cmd command, c *cmdCtx, p *plan) {
 	}
 }
 
-func (w *walker) unwrapArgv(ws *Wrapper, cmd command, c *cmdCtx, p *plan) {
+func (w *walker) unwrapArgv(ws *Wrapper, cmd *command, c *cmdCtx, p *plan) {
 	args := cmd.words[1:]
 	if ws.Name == "env" {
 		// A lone "-" means -i.
@@ -388,7 +388,7 @@ func (w *walker) home() string {
 	return w.opts.Home
 }
 
-func (w *walker) unwrapShell(ws *Wrapper, cmd command, p *plan) {
+func (w *walker) unwrapShell(ws *Wrapper, cmd *command, p *plan) {
 	args := cmd.words[1:]
 	r := ws.opts.parse(args, true, true)
 	if r.err != "" {
@@ -507,7 +507,7 @@ func plainShellString(s string) bool {
 	return true
 }
 
-func (w *walker) unwrapXargs(ws *Wrapper, cmd command, p *plan) {
+func (w *walker) unwrapXargs(ws *Wrapper, cmd *command, p *plan) {
 	args := cmd.words[1:]
 	r := ws.opts.parse(args, true, true)
 	if r.err != "" {
@@ -577,7 +577,7 @@ func replaceInWord(w Word, s string, with rule.Span) Word {
 // command runs in the found file's directory.
 var findActions = map[string]bool{"-exec": false, "-ok": false, "-execdir": true, "-okdir": true}
 
-func (w *walker) unwrapFind(cmd command, p *plan) {
+func (w *walker) unwrapFind(cmd *command, p *plan) {
 	args := cmd.words[1:]
 	found := rule.Span{Lit: "{}", Unknown: true}
 	for i := 0; i < len(args); i++ {
