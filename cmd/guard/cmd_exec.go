@@ -130,6 +130,9 @@ func runExec(a *app, args []string) int {
 	enforced, missing := false, "--no-sandbox"
 	if !f.noSandbox {
 		var plan pathpolicy.Plan
+		if err := makeGitDirs(s.Paths.Workspace); err != nil {
+			a.warnf("%v: the command could create git hooks there (guard watches and reports it)", err)
+		}
 		policy, plan, caches, code = a.sandboxPolicy(s, j, verdict, f)
 		if code != exitOK {
 			return code
@@ -201,7 +204,7 @@ func runExec(a *app, args []string) int {
 			a.warnf("not enforced here: %s", describeItem(g))
 		}
 	}
-	watch := a.watchSensitive(s, j, d)
+	watch := a.watchSensitive(s, j, policy, explained, !f.noSandbox)
 	proc, err := launcher.Start(policy, c)
 	if err != nil {
 		var ue *sandbox.UnavailableError

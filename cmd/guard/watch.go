@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/guard-sh/guard/config"
-	"github.com/guard-sh/guard/gate"
+	"github.com/guard-sh/guard/sandbox"
 )
 
 // watchMaxHash bounds how much of a sensitive file is hashed to notice a
@@ -26,26 +26,60 @@ const watchMaxHash = 1 << 20
 const watchMaxEntries = 256
 
 // watcher remembers the state of the sensitive paths a command could change
-// although the sandbox does not keep them read-only (they did not exist
-// when it started, or no mount namespace could be made), so that a run in
-// bypass or accept-edits can say what changed.
+// because the sandbox does not keep them read-only: they did not exist when
+// it started (a read-only bind needs something to bind over), no mount
+// namespace could be made, or there is no sandbox. After the command, it
+// says what changed, in every mode: an approved command can still do more
+// than the user read in it.
 type watcher struct {
 	before map[string]string
 }
 
-// watchSensitive snapshots the sensitive paths inside the workspace, when
-// the mode let the command through without the user seeing it.
-func (a *app) watchSensitive(s *config.Settings, j *judge, d gate.Decision) *watcher {
-	if d.Mode != config.ModeBypass && d.Mode != config.ModeAcceptEdits {
-		return nil
+// watchSensitive snapshots the sensitive paths that the command could
+// write (inside a writable root; anywhere in the workspace and the home
+// without a sandbox) and that the kernel does not keep read-only.
+func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy, ex sandbox.Explanation, sandboxed bool) *watcher {
+	roots := policy.Writable
+	if !sandboxed {
+		roots = []string{s.Paths.Workspace, s.Paths.Home}
+	}
+	kept := map[string]bool{}
+	for _, it := range ex.Items {
+		if it.What == "read-only" && it.Kernel {
+			kept[it.Path] = true
+		}
 	}
 	w := &watcher{before: map[string]string{}}
 	for _, l := range j.paths.SensitivePaths() {
-		if insideAny(l.Path, []string{s.Paths.Workspace}) {
+		if !kept[l.Path] && insideAny(l.Path, roots) {
 			w.before[l.Path] = fingerprint(l.Path)
 		}
 	}
 	return w
+}
+
+// makeGitDirs creates the directories of a workspace's .git that git makes
+// on demand and runs code from (hooks; the submodules' and worktrees'
+// git directories, with their own config and hooks), where .git is a
+// directory that lacks them: a missing directory cannot be bound read-only,
+// so a command could otherwise create .git/hooks/pre-commit. Creating them
+// changes nothing git does. An error is returned for the caller to warn of:
+// the path is then only watched.
+func makeGitDirs(workspace string) error {
+	git := filepath.Join(workspace, ".git")
+	if fi, err := os.Lstat(git); err != nil || !fi.IsDir() {
+		return nil
+	}
+	for _, d := range []string{"hooks", "modules", "worktrees"} {
+		p := filepath.Join(git, d)
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		if err := os.Mkdir(p, 0o755); err != nil && !os.IsExist(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // report prints, on stderr, each watched path that changed.
