@@ -297,7 +297,7 @@ func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict
 	// Inside the writable roots, guard's own files and the files that run
 	// code later stay read-only (only what exists can be bound over; the
 	// rest is watched, see watchSensitive).
-	for _, l := range append(j.paths.ProtectedPaths(), j.paths.SensitivePaths()...) {
+	for _, l := range append(j.paths.ProtectedPaths(), j.sensitivePaths()...) {
 		if !l.Exists || !insideAny(l.Path, p.Writable) {
 			continue
 		}

@@ -24,6 +24,17 @@ type judge struct {
 	cwd   string
 	// permits are an unattended run's permissions (nil when attended).
 	permits *rule.Set
+	// sensitive memoizes sensitivePaths: one run asks twice (the sandbox's
+	// read-only binds, then the watch).
+	sensitive []pathpolicy.Location
+}
+
+// sensitivePaths is j.paths.SensitivePaths(), examined once per run.
+func (j *judge) sensitivePaths() []pathpolicy.Location {
+	if j.sensitive == nil {
+		j.sensitive = j.paths.SensitivePaths()
+	}
+	return j.sensitive
 }
 
 // newJudge compiles the settings' rules and builds the policies. unattended

@@ -50,8 +50,14 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 		}
 	}
 	w := &watcher{before: map[string]string{}}
-	for _, l := range j.paths.SensitivePaths() {
-		if !kept[l.Path] && insideAny(l.Path, roots) {
+	for _, l := range j.sensitivePaths() {
+		switch {
+		case kept[l.Path] || !insideAny(l.Path, roots):
+		case !l.Exists:
+			// Most of the list is not there, as SensitivePaths just
+			// found: no need to look again.
+			w.before[l.Path] = ""
+		default:
 			w.before[l.Path] = fingerprint(l.Path)
 		}
 	}
