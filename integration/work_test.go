@@ -662,3 +662,53 @@ echo done`)
 		})
 	}
 }
+
+// TestWorkGitConfigPlaces: what git's configuration names inside the
+// workspace (a core.hooksPath, an included file, a filter driver's
+// program) stays read-only, as .git/hooks and .git/config do: otherwise a
+// command could plant code that git runs on the user's next commit.
+func TestWorkGitConfigPlaces(t *testing.T) {
+	requirePrograms(t, "git")
+	w := newWorld(t)
+	w.write(".githooks/pre-commit", "#!/bin/sh\nexit 0\n")
+	w.write("tools/git.conf", "[user]\n\tname = t\n")
+	w.write("scripts/clean.sh", "#!/bin/sh\ncat\n")
+	w.git("config", "core.hooksPath", ".githooks")
+	w.git("config", "include.path", "../tools/git.conf")
+	w.git("config", "filter.x.clean", "sh ./scripts/clean.sh %f")
+	w.git("config", "--add", "includeIf.gitdir:/nowhere/.path", "../later.conf")
+	w.write("attack.sh", `
+if echo evil > .githooks/pre-commit 2>/dev/null; then echo HOOK-WRITTEN; fi
+if echo evil > .githooks/post-checkout 2>/dev/null; then echo NEW-HOOK-WRITTEN; fi
+if mv .githooks .gh-old 2>/dev/null; then echo HOOKS-MOVED; fi
+if printf '[core]\n\tfsmonitor = ./evil\n' >> tools/git.conf 2>/dev/null; then echo INCLUDE-WRITTEN; fi
+if echo evil > scripts/clean.sh 2>/dev/null; then echo DRIVER-WRITTEN; fi
+printf '[core]\n\tfsmonitor = ./evil\n' > later.conf
+git status --short >/dev/null && echo done`)
+	w.settings(`[permissions]
+allow = ["shell(bash attack.sh)"]
+`)
+	for _, mode := range []string{"bypass", "default"} {
+		t.Run(mode, func(t *testing.T) {
+			os.Remove(filepath.Join(w.workspace, "later.conf"))
+			r := w.guard("exec", "--mode", mode, "--", "bash", "attack.sh").expect(t, 0)
+			if !strings.HasSuffix(strings.TrimSpace(r.stdout), "done") || strings.Contains(r.stdout, "WRITTEN") || strings.Contains(r.stdout, "MOVED") {
+				t.Fatalf("a place git's configuration names was written: %s", r)
+			}
+			if b, _ := os.ReadFile(filepath.Join(w.workspace, ".githooks", "pre-commit")); string(b) != "#!/bin/sh\nexit 0\n" {
+				t.Fatalf("the hook changed: %q", b)
+			}
+			if !strings.Contains(r.stderr, filepath.Join(w.workspace, "later.conf")+" (created)") {
+				t.Fatalf("the new included file was not reported: %s", r)
+			}
+		})
+	}
+	// A configured hooks directory that is not there is made (empty), so
+	// that it can be kept read-only too.
+	w.git("config", "core.hooksPath", ".hooks2")
+	w.write("attack2.sh", `mkdir -p .hooks2 2>/dev/null; if echo evil > .hooks2/pre-commit 2>/dev/null; then echo HOOK-WRITTEN; fi; echo done`)
+	r := w.guard("exec", "--mode", "bypass", "--", "bash", "attack2.sh").expect(t, 0)
+	if strings.Contains(r.stdout, "WRITTEN") || exists(filepath.Join(w.workspace, ".hooks2", "pre-commit")) {
+		t.Fatalf("a hook was planted in the configured hooks directory: %s", r)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/guard-sh/guard/config"
@@ -130,7 +131,7 @@ func runExec(a *app, args []string) int {
 	enforced, missing := false, "--no-sandbox"
 	if !f.noSandbox {
 		var plan pathpolicy.Plan
-		if err := makeGitDirs(s.Paths.Workspace); err != nil {
+		if err := makeGitDirs(s.Paths.Workspace, j.gitConfigPlaces().places); err != nil {
 			a.warnf("%v: the command could create git hooks there (guard watches and reports it)", err)
 		}
 		policy, plan, caches, code = a.sandboxPolicy(s, j, verdict, f)
@@ -306,6 +307,26 @@ func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict
 			kind = sandbox.Dir
 		}
 		p.ReadOnly = append(p.ReadOnly, sandbox.ReadOnlyPath{Path: l.Path, Kind: kind, Why: l.Why})
+	}
+	// So do the places git's configuration names: a core.hooksPath, an
+	// included file, a filter driver's program inside the workspace.
+	git := j.gitConfigPlaces()
+	for _, e := range git.problems {
+		a.warnf("git configuration: %v; what it names past that point is not kept read-only", e)
+	}
+	for _, gp := range git.places {
+		if !insideAny(gp.Path, p.Writable) || slices.ContainsFunc(p.ReadOnly, func(r sandbox.ReadOnlyPath) bool { return r.Path == gp.Path }) {
+			continue
+		}
+		fi, err := os.Stat(gp.Path)
+		if err != nil {
+			continue // watched (watchSensitive)
+		}
+		kind := sandbox.File
+		if fi.IsDir() {
+			kind = sandbox.Dir
+		}
+		p.ReadOnly = append(p.ReadOnly, sandbox.ReadOnlyPath{Path: gp.Path, Kind: kind, Why: gp.Why})
 	}
 	caches := toolchainPlan(s)
 	for _, b := range p.Blocked {

@@ -8,6 +8,7 @@ import (
 	"github.com/guard-sh/guard/agents/claudecode"
 	"github.com/guard-sh/guard/config"
 	"github.com/guard-sh/guard/gate"
+	"github.com/guard-sh/guard/gitconfig"
 	"github.com/guard-sh/guard/pathpolicy"
 	"github.com/guard-sh/guard/rule"
 	"github.com/guard-sh/guard/shellpolicy"
@@ -27,6 +28,28 @@ type judge struct {
 	// sensitive memoizes sensitivePaths: one run asks twice (the sandbox's
 	// read-only binds, then the watch).
 	sensitive []pathpolicy.Location
+	// git memoizes gitPlaces.
+	git *gitPlaces
+}
+
+// gitPlaces are the places git's configuration names (gitconfig.Places),
+// and the problems met reading it.
+type gitPlaces struct {
+	places   []gitconfig.Place
+	problems []error
+}
+
+// gitConfigPlaces reads git's configuration for the workspace once per run.
+func (j *judge) gitConfigPlaces() *gitPlaces {
+	if j.git == nil {
+		places, problems := gitconfig.Places(gitconfig.Options{
+			Dir:           j.s.Paths.Workspace,
+			Home:          j.s.Paths.Home,
+			XDGConfigHome: os.Getenv("XDG_CONFIG_HOME"),
+		})
+		j.git = &gitPlaces{places: places, problems: problems}
+	}
+	return j.git
 }
 
 // sensitivePaths is j.paths.SensitivePaths(), examined once per run.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/guard-sh/guard/config"
+	"github.com/guard-sh/guard/gitconfig"
 	"github.com/guard-sh/guard/sandbox"
 )
 
@@ -61,27 +62,48 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 			w.before[l.Path] = fingerprint(l.Path)
 		}
 	}
+	for _, gp := range j.gitConfigPlaces().places {
+		if !insideAny(gp.Path, roots) {
+			continue
+		}
+		// A symbolic link is watched even where its target is bound
+		// read-only: the command could point it elsewhere.
+		if fi, err := os.Lstat(gp.Path); err != nil || !kept[gp.Path] || fi.Mode()&os.ModeSymlink != 0 {
+			w.before[gp.Path] = fingerprint(gp.Path)
+		}
+	}
 	return w
 }
 
 // makeGitDirs creates the directories of a workspace's .git that git makes
 // on demand and runs code from (hooks; the submodules' and worktrees'
 // git directories, with their own config and hooks), where .git is a
-// directory that lacks them: a missing directory cannot be bound read-only,
-// so a command could otherwise create .git/hooks/pre-commit. Creating them
-// changes nothing git does. An error is returned for the caller to warn of:
-// the path is then only watched.
-func makeGitDirs(workspace string) error {
+// directory that lacks them, and a hooks directory that git's
+// configuration names (core.hooksPath) inside the workspace but that is
+// not there: a missing directory cannot be bound read-only, so a command
+// could otherwise create .git/hooks/pre-commit. Creating them changes
+// nothing git does. An error is returned for the caller to warn of: the
+// path is then only watched.
+func makeGitDirs(workspace string, places []gitconfig.Place) error {
+	var dirs []string
 	git := filepath.Join(workspace, ".git")
-	if fi, err := os.Lstat(git); err != nil || !fi.IsDir() {
-		return nil
+	if fi, err := os.Lstat(git); err == nil && fi.IsDir() {
+		for _, d := range []string{"hooks", "modules", "worktrees"} {
+			dirs = append(dirs, filepath.Join(git, d))
+		}
 	}
-	for _, d := range []string{"hooks", "modules", "worktrees"} {
-		p := filepath.Join(git, d)
-		if _, err := os.Lstat(p); err == nil {
+	for _, p := range places {
+		if p.Dir && p.Hooks && insideAny(p.Path, []string{workspace}) {
+			dirs = append(dirs, p.Path)
+		}
+	}
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); err == nil {
 			continue
 		}
-		if err := os.Mkdir(p, 0o755); err != nil && !os.IsExist(err) {
+		// Only the last component: a hooks path under a directory that is
+		// not there either is left to the watch, not invented.
+		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) && !os.IsNotExist(err) {
 			return err
 		}
 	}
