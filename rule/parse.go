@@ -197,6 +197,11 @@ func normalizeHost(pat string) (string, error) {
 	if h == "" {
 		return "", fmt.Errorf("web pattern %q: empty host", pat)
 	}
+	// An empty label (".x", "x..y", "x.."): no host has one, and cleaning
+	// it away would make the rule another than it reads.
+	if strings.HasPrefix(h, ".") || strings.HasSuffix(h, ".") || strings.Contains(h, "..") {
+		return "", fmt.Errorf("web pattern %q: a host name has no empty parts between dots", pat)
+	}
 	return h, nil
 }
 

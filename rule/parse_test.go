@@ -67,6 +67,9 @@ func TestParse(t *testing.T) {
 		{"web path", "web(x.com/a)", "", "", false, "not a URL"},
 		{"web bad char", "web(x_y.com)", "", "", false, "cannot appear in a host"},
 		{"WebFetch url", "WebFetch(https://x.com)", "", "", false, "domain:HOST"},
+		{"web dots only", "WebFetch(domain:..)", "", "", false, "empty parts"},
+		{"web leading dot", "web(.example.com)", "", "", false, "empty parts"},
+		{"web empty label", "web(a..example.com)", "", "", false, "empty parts"},
 		{"dotdot", "read(/etc/../root)", "", "", false, `".."`},
 		{"tilde user", "read(~bob/x)", "", "", false, "~user"},
 		{"mcp empty tool", "mcp(github:)", "", "", false, "server:tool"},
@@ -141,4 +144,26 @@ func TestLint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRoundTrip: a rule that parses is written (String) as a rule that
+// parses to the same rule, so that what guard writes into a settings file
+// (guard rules add, guard import) is what it read.
+func FuzzRoundTrip(f *testing.F) {
+	for _, s := range []string{"shell(git *)", "Bash(git push:*)", "Read(~/.ssh/**)", "WebFetch(domain:x.com.)", "web(*.x.com)", "mcp__a__b", "read(./a/../b)", "Edit(//etc/x)", "write"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		r, err := New(Allow, text)
+		if err != nil {
+			return
+		}
+		again, err := New(Allow, r.String())
+		if err != nil {
+			t.Fatalf("%q reads as %q, which does not parse: %v", text, r.String(), err)
+		}
+		if again.String() != r.String() || again.Kind != r.Kind || again.Pattern != r.Pattern || again.Bare != r.Bare {
+			t.Fatalf("%q reads as %q, which reads as %q", text, r.String(), again.String())
+		}
+	})
 }
