@@ -66,13 +66,23 @@ type Decision struct {
 
 // devices are paths that hold no one's data, which any command may read and
 // write.
-var devices = map[string]string{
-	"/dev/null":    "discards what is written, reads as empty",
-	"/dev/zero":    "reads as zeros, discards what is written",
-	"/dev/full":    "reads as zeros, refuses writes",
-	"/dev/random":  "random bytes",
-	"/dev/urandom": "random bytes",
-	"/dev/tty":     "the command's own terminal, which it already holds as stdin",
+var devices = []struct{ path, why string }{
+	{"/dev/null", "discards what is written, reads as empty"},
+	{"/dev/zero", "reads as zeros, discards what is written"},
+	{"/dev/full", "reads as zeros, refuses writes"},
+	{"/dev/random", "random bytes"},
+	{"/dev/urandom", "random bytes"},
+	{"/dev/tty", "the command's own terminal, which it already holds as stdin"},
+}
+
+// deviceWhy is why a path is one of devices, if it is.
+func deviceWhy(p string) (string, bool) {
+	for _, d := range devices {
+		if d.path == p {
+			return d.why, true
+		}
+	}
+	return "", false
 }
 
 // Check decides op (rule.Read, rule.Write or rule.Delete) of path for a
@@ -143,7 +153,7 @@ func (p *Policy) Check(op rule.Kind, pth, dir string) Decision {
 	if rp.Stream && op != rule.Delete {
 		return decide(rule.Allow, ReasonDevice, nil, "", fmt.Sprintf("%s is one of the command's own standard streams", rp.Given))
 	}
-	if why, ok := devices[rp.Canonical]; ok && op != rule.Delete {
+	if why, ok := deviceWhy(rp.Canonical); ok && op != rule.Delete {
 		return decide(rule.Allow, ReasonDevice, nil, "", fmt.Sprintf("%s %s", rp.Canonical, why))
 	}
 	if rp.Unknown != "" {

@@ -2,7 +2,9 @@ package pathpolicy
 
 import (
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/rule"
 )
@@ -115,30 +117,59 @@ func Sensitive() []SensitiveEntry { return append([]SensitiveEntry(nil), sensiti
 // sensitiveIndex finds entries by their first component, so that a check
 // costs a map lookup per component of the path, not a scan of the list.
 type sensitiveIndex struct {
+	// anywhere and home hold, for each first component, the indexes of
+	// the entries that start with it, in the list's order.
 	anywhere, home map[string][]int
 	lower          []string // each entry's path, lower case
 }
 
-// sensIdx is derived once from the sensitive table and never changed.
-var sensIdx = func() sensitiveIndex {
-	x := sensitiveIndex{anywhere: map[string][]int{}, home: map[string][]int{}}
+// sensIdx is derived from the sensitive table on first use, not when the
+// package starts (a run that checks no write or delete never needs it), and
+// never changed.
+var sensIdx = sync.OnceValue(newSensitiveIndex)
+
+func newSensitiveIndex() *sensitiveIndex {
+	n := len(sensitive)
+	x := &sensitiveIndex{anywhere: make(map[string][]int, n), home: make(map[string][]int, n), lower: make([]string, n)}
+	first := make([]string, n)
+	// order holds every index once, grouped by place and first component
+	// and in the list's order within a group: the maps' slices are windows
+	// of it, rather than one allocation per component.
+	order := make([]int, n)
 	for i, e := range sensitive {
-		l := strings.ToLower(e.Path)
-		x.lower = append(x.lower, l)
-		first, _, _ := strings.Cut(l, "/")
-		if e.Home {
-			x.home[first] = append(x.home[first], i)
-		} else {
-			x.anywhere[first] = append(x.anywhere[first], i)
+		x.lower[i] = strings.ToLower(e.Path)
+		first[i], _, _ = strings.Cut(x.lower[i], "/")
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if sensitive[a].Home != sensitive[b].Home {
+			if sensitive[a].Home {
+				return 1
+			}
+			return -1
 		}
+		return strings.Compare(first[a], first[b])
+	})
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && sensitive[order[j]].Home == sensitive[order[i]].Home && first[order[j]] == first[order[i]] {
+			j++
+		}
+		m := x.anywhere
+		if sensitive[order[i]].Home {
+			m = x.home
+		}
+		m[first[order[i]]] = order[i:j:j]
+		i = j
 	}
 	return x
-}()
+}
 
 // sensitiveEntry returns the entry that one of the forms falls under, or
 // nil.
 func sensitiveEntry(home string, forms ...string) *SensitiveEntry {
 	lhome := strings.ToLower(strings.TrimSuffix(home, "/"))
+	idx := sensIdx()
 	for i, f := range forms {
 		if i > 0 && f == forms[i-1] {
 			continue
@@ -156,8 +187,8 @@ func sensitiveEntry(home string, forms ...string) *SensitiveEntry {
 			} else {
 				end += at
 			}
-			for _, e := range sensIdx.anywhere[lf[at:end]] {
-				if hasPathPrefix(lf[at:], sensIdx.lower[e]) {
+			for _, e := range idx.anywhere[lf[at:end]] {
+				if hasPathPrefix(lf[at:], idx.lower[e]) {
 					return &sensitive[e]
 				}
 			}
@@ -166,8 +197,8 @@ func sensitiveEntry(home string, forms ...string) *SensitiveEntry {
 		if lhome != "" && len(lf) > len(lhome)+1 && within(lhome, lf) {
 			rest := strings.TrimPrefix(lf[len(lhome):], "/")
 			first, _, _ := strings.Cut(rest, "/")
-			for _, e := range sensIdx.home[first] {
-				if hasPathPrefix(rest, sensIdx.lower[e]) {
+			for _, e := range idx.home[first] {
+				if hasPathPrefix(rest, idx.lower[e]) {
 					return &sensitive[e]
 				}
 			}

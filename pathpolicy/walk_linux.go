@@ -154,7 +154,7 @@ const maxListedNames = 1 << 16
 // it is listed, and every name when nil comes back.
 func listedNames(dir string) map[string]bool {
 	var fs unix.Statfs_t
-	if _, err := retry(func() (int, error) { return 0, unix.Statfs(dir, &fs) }); err != nil || !localFS[int64(fs.Type)] {
+	if _, err := retry(func() (int, error) { return 0, unix.Statfs(dir, &fs) }); err != nil || !localFS(int64(fs.Type)) {
 		return nil
 	}
 	h, err := openRoot(dir)
@@ -178,14 +178,21 @@ func listedNames(dir string) map[string]bool {
 	return names
 }
 
-// localFS are the file systems whose directory listings show every name a
-// lookup finds, by their statfs magic number.
-var localFS = map[int64]bool{
-	unix.EXT4_SUPER_MAGIC:      true, // ext2, ext3 and ext4
-	unix.XFS_SUPER_MAGIC:       true,
-	unix.BTRFS_SUPER_MAGIC:     true,
-	unix.TMPFS_MAGIC:           true,
-	unix.F2FS_SUPER_MAGIC:      true,
-	unix.OVERLAYFS_SUPER_MAGIC: true, // its listing merges the layers as its lookups do
-	0x2fc12fc1:                 true, // ZFS (no constant in x/sys)
+// zfsSuperMagic is ZFS's statfs magic number (x/sys has no constant).
+const zfsSuperMagic = 0x2fc12fc1
+
+// localFS reports whether a file system, by its statfs magic number, is
+// one whose directory listings show every name a lookup finds.
+func localFS(magic int64) bool {
+	switch magic {
+	case unix.EXT4_SUPER_MAGIC, // ext2, ext3 and ext4
+		unix.XFS_SUPER_MAGIC,
+		unix.BTRFS_SUPER_MAGIC,
+		unix.TMPFS_MAGIC,
+		unix.F2FS_SUPER_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, // its listing merges the layers as its lookups do
+		zfsSuperMagic:
+		return true
+	}
+	return false
 }

@@ -140,3 +140,15 @@ func BenchmarkParserAlone(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+// BenchmarkCommandIndex is the cost of joining the tables by command name,
+// which the first command a process reads pays once (the package builds
+// nothing when it starts; docs/performance.md).
+func BenchmarkCommandIndex(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if m := newCommandIndex(); m["git"] == nil {
+			b.Fatal("git is not in the index")
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 // shellVar is a variable whose value changes how the shell runs later
 // commands, in a way guard does not follow.
 type shellVar struct {
+	name   string
 	lookup bool // it changes which program a command name runs
 	taint  bool // it changes how later commands run
 	home   bool // it is HOME: ~ and a bare cd no longer mean the home directory
@@ -23,41 +24,55 @@ type shellVar struct {
 // shellVarTable lists those variables. Setting one (NAME=..., export,
 // declare, read, a for loop, ${NAME:=...}) makes every later command
 // unverifiable, or for HOME and CDPATH, leaves later paths unknown.
-var shellVarTable = map[string]shellVar{
-	"PATH":                {lookup: true, why: "command names are looked up in it"},
-	"EXECIGNORE":          {lookup: true, why: "it hides programs from the lookup of command names"},
-	"BASH_ENV":            {taint: true, why: "every bash started later first runs the file it names"},
-	"ENV":                 {taint: true, why: "sh started later first runs the file it names"},
-	"SHELLOPTS":           {taint: true, why: "it sets the options of every bash started later"},
-	"BASHOPTS":            {taint: true, why: "it sets the shopt options of every bash started later"},
-	"PS4":                 {taint: true, why: "it is expanded, command substitutions included, before each traced command"},
-	"PROMPT_COMMAND":      {taint: true, why: "an interactive bash runs it as a command"},
-	"BASH_LOADABLES_PATH": {taint: true, why: "enable loads new builtins from it"},
-	"POSIXLY_CORRECT":     {taint: true, why: "it switches bash to POSIX mode, which reads commands differently"},
-	"BASH_COMPAT":         {taint: true, why: "it makes bash behave as an older version"},
-	"HOME":                {home: true, why: "~ and cd with no directory lead to it"},
-	"CDPATH":              {cdpath: true, why: "a relative cd searches it first"},
+var shellVarTable = []shellVar{
+	{name: "PATH", lookup: true, why: "command names are looked up in it"},
+	{name: "EXECIGNORE", lookup: true, why: "it hides programs from the lookup of command names"},
+	{name: "BASH_ENV", taint: true, why: "every bash started later first runs the file it names"},
+	{name: "ENV", taint: true, why: "sh started later first runs the file it names"},
+	{name: "SHELLOPTS", taint: true, why: "it sets the options of every bash started later"},
+	{name: "BASHOPTS", taint: true, why: "it sets the shopt options of every bash started later"},
+	{name: "PS4", taint: true, why: "it is expanded, command substitutions included, before each traced command"},
+	{name: "PROMPT_COMMAND", taint: true, why: "an interactive bash runs it as a command"},
+	{name: "BASH_LOADABLES_PATH", taint: true, why: "enable loads new builtins from it"},
+	{name: "POSIXLY_CORRECT", taint: true, why: "it switches bash to POSIX mode, which reads commands differently"},
+	{name: "BASH_COMPAT", taint: true, why: "it makes bash behave as an older version"},
+	{name: "HOME", home: true, why: "~ and cd with no directory lead to it"},
+	{name: "CDPATH", cdpath: true, why: "a relative cd searches it first"},
+}
+
+// shellVarOf is the entry of shellVarTable for a variable name, if any.
+func shellVarOf(name string) (shellVar, bool) {
+	for i := range shellVarTable {
+		if shellVarTable[i].name == name {
+			return shellVarTable[i], true
+		}
+	}
+	return shellVar{}, false
 }
 
 // ShellEnvDeny lists the environment variables that change how bash reads
 // and runs a command, with why. guard exec should not pass them to the shell
 // it starts: guard judged the command as bash reads it without them.
 func ShellEnvDeny() map[string]string {
+	why := func(name string) string {
+		v, _ := shellVarOf(name)
+		return v.why
+	}
 	return map[string]string{
-		"BASH_ENV":        shellVarTable["BASH_ENV"].why,
-		"ENV":             shellVarTable["ENV"].why,
-		"SHELLOPTS":       shellVarTable["SHELLOPTS"].why,
-		"BASHOPTS":        shellVarTable["BASHOPTS"].why,
-		"PS4":             shellVarTable["PS4"].why,
-		"PROMPT_COMMAND":  shellVarTable["PROMPT_COMMAND"].why,
-		"POSIXLY_CORRECT": shellVarTable["POSIXLY_CORRECT"].why,
-		"BASH_COMPAT":     shellVarTable["BASH_COMPAT"].why,
-		"CDPATH":          shellVarTable["CDPATH"].why,
+		"BASH_ENV":        why("BASH_ENV"),
+		"ENV":             why("ENV"),
+		"SHELLOPTS":       why("SHELLOPTS"),
+		"BASHOPTS":        why("BASHOPTS"),
+		"PS4":             why("PS4"),
+		"PROMPT_COMMAND":  why("PROMPT_COMMAND"),
+		"POSIXLY_CORRECT": why("POSIXLY_CORRECT"),
+		"BASH_COMPAT":     why("BASH_COMPAT"),
+		"CDPATH":          why("CDPATH"),
 		"GLOBIGNORE":      "it changes which files a glob matches",
 		"IFS":             "it changes how words are split",
 		"BASH_XTRACEFD":   "it sends trace output to another descriptor",
 		"BASH_FUNC_*":     "exported functions: a function named like a command (ls, git) replaces it",
-		"EXECIGNORE":      shellVarTable["EXECIGNORE"].why,
+		"EXECIGNORE":      why("EXECIGNORE"),
 	}
 }
 
@@ -67,66 +82,95 @@ func ShellEnvDeny() map[string]string {
 // number, makes the command unverifiable. (exit, shift, return and the like
 // take numbers, but bash does not evaluate them as arithmetic: tested.)
 type builtin struct {
+	name  string
 	opts  optSpec
 	names []string // options whose value is a variable name (read -a, printf -v)
 	why   string
 }
 
 // builtinTable lists the builtins that take variable names as arguments.
-var builtinTable = map[string]builtin{
-	"unset":     {opts: optSpec{flags: "fvn"}, why: "it takes variable names, whose subscripts bash evaluates"},
-	"export":    {opts: optSpec{flags: "fnp"}, why: "it takes variable names, whose subscripts bash evaluates"},
-	"readonly":  {opts: optSpec{flags: "aAfp"}, why: "it takes variable names, whose subscripts bash evaluates"},
-	"declare":   {opts: optSpec{flags: "aAfFgIilnprtuxG", plus: true}, why: "it takes variable names, whose subscripts bash evaluates"},
-	"typeset":   {opts: optSpec{flags: "aAfFgIilnprtuxG", plus: true}, why: "it takes variable names, whose subscripts bash evaluates"},
-	"local":     {opts: optSpec{flags: "aAfFgIilnprtuxG", plus: true}, why: "it takes variable names, whose subscripts bash evaluates"},
-	"read":      {opts: optSpec{flags: "ers", args: "adinNptu"}, names: []string{"-a"}, why: "it assigns to variable names, whose subscripts bash evaluates"},
-	"mapfile":   {opts: optSpec{flags: "t", args: "dnOsuCc"}, why: "it assigns to an array name, whose subscript bash evaluates"},
-	"readarray": {opts: optSpec{flags: "t", args: "dnOsuCc"}, why: "it assigns to an array name, whose subscript bash evaluates"},
-	"getopts":   {why: "it assigns to a variable name, whose subscript bash evaluates"},
-	"wait":      {opts: optSpec{flags: "nf", args: "p"}, names: []string{"-p"}, why: "-p assigns to a variable name, whose subscript bash evaluates"},
+var builtinTable = []builtin{
+	{name: "unset", opts: optSpec{flags: "fvn"}, why: "it takes variable names, whose subscripts bash evaluates"},
+	{name: "export", opts: optSpec{flags: "fnp"}, why: "it takes variable names, whose subscripts bash evaluates"},
+	{name: "readonly", opts: optSpec{flags: "aAfp"}, why: "it takes variable names, whose subscripts bash evaluates"},
+	{name: "declare", opts: optSpec{flags: "aAfFgIilnprtuxG", plus: true}, why: "it takes variable names, whose subscripts bash evaluates"},
+	{name: "typeset", opts: optSpec{flags: "aAfFgIilnprtuxG", plus: true}, why: "it takes variable names, whose subscripts bash evaluates"},
+	{name: "local", opts: optSpec{flags: "aAfFgIilnprtuxG", plus: true}, why: "it takes variable names, whose subscripts bash evaluates"},
+	{name: "read", opts: optSpec{flags: "ers", args: "adinNptu"}, names: []string{"-a"}, why: "it assigns to variable names, whose subscripts bash evaluates"},
+	{name: "mapfile", opts: optSpec{flags: "t", args: "dnOsuCc"}, why: "it assigns to an array name, whose subscript bash evaluates"},
+	{name: "readarray", opts: optSpec{flags: "t", args: "dnOsuCc"}, why: "it assigns to an array name, whose subscript bash evaluates"},
+	{name: "getopts", why: "it assigns to a variable name, whose subscript bash evaluates"},
+	{name: "wait", opts: optSpec{flags: "nf", args: "p"}, names: []string{"-p"}, why: "-p assigns to a variable name, whose subscript bash evaluates"},
 }
 
 // commandInfo is what the tables say of one command name: a segment looks
 // its name up once rather than once per table.
 type commandInfo struct {
-	builtin  *builtin           // builtinTable (a builtin is never given by path)
-	wrapper  *Wrapper           // wrapperIndex
-	files    *fileCommand       // fileTableIndex
-	readOnly []*ReadOnlyCommand // readOnlyIndex
-	global   bool               // globalOptionTable: global options come before its subcommand
+	builtin *builtin     // builtinTable (a builtin is never given by path)
+	wrapper *Wrapper     // wrapperTable
+	files   *fileCommand // fileTable
+	// readOnly are its entries of readOnlyTable (several for git's
+	// subcommands, which the table keeps together).
+	readOnly []roEntry
+	// wrapperRO is the read-only default that covers a wrapper that changes
+	// nothing itself (see readOnlyEntries).
+	wrapperRO *roEntry
+	// global is the spec of the options that come before its subcommand
+	// (globalOptionTable).
+	global *optSpec
 }
 
 // commandIndex joins the tables by command name (the base name, for a
-// command given by path). It is made on first use, and never changes.
-var commandIndex = sync.OnceValue(func() map[string]*commandInfo {
-	m := map[string]*commandInfo{}
+// command given by path). It is made on the first lookup, not when the
+// package starts (every guard process starts it; not every one reads a
+// shell command), and never changes.
+var commandIndex = sync.OnceValue(newCommandIndex)
+
+func newCommandIndex() map[string]*commandInfo {
+	// Room for every name of every table; names in several tables share
+	// an entry, so some is left over. One allocation for all of them.
+	n := len(builtinTable) + len(wrapperTable) + len(fileTable) + len(readOnlyTable) + len(globalOptionTable)
+	infos := make([]commandInfo, 0, n)
+	m := make(map[string]*commandInfo, n)
 	get := func(name string) *commandInfo {
 		ci := m[name]
 		if ci == nil {
-			ci = &commandInfo{}
+			infos = append(infos, commandInfo{})
+			ci = &infos[len(infos)-1]
 			m[name] = ci
 		}
 		return ci
 	}
-	for name := range builtinTable {
-		b := builtinTable[name]
-		get(name).builtin = &b
+	for i := range builtinTable {
+		get(builtinTable[i].name).builtin = &builtinTable[i]
 	}
-	for name, ws := range wrapperIndex {
-		get(name).wrapper = ws
+	for i := range wrapperTable {
+		get(wrapperTable[i].Name).wrapper = &wrapperTable[i]
 	}
-	for name, fc := range fileTableIndex {
-		get(name).files = fc
+	for i := range fileTable {
+		get(fileTable[i].name).files = &fileTable[i]
 	}
-	for name, entries := range readOnlyIndex {
-		get(name).readOnly = entries
+	ro := readOnlyEntries()
+	for i := 0; i < len(readOnlyTable); {
+		j := i + 1
+		for j < len(readOnlyTable) && readOnlyTable[j].name == readOnlyTable[i].name {
+			j++
+		}
+		ci := get(readOnlyTable[i].name)
+		if ci.readOnly != nil {
+			panic("shellpolicy: the read-only entries of " + readOnlyTable[i].name + " are not together in readOnlyTable")
+		}
+		ci.readOnly = ro[i:j:j]
+		i = j
 	}
-	for name := range globalOptionTable {
-		get(name).global = true
+	for i := len(readOnlyTable); i < len(ro); i++ {
+		m[ro[i].name].wrapperRO = &ro[i]
+	}
+	for i := range globalOptionTable {
+		get(globalOptionTable[i].name).global = globalOptionTable[i].spec
 	}
 	return m
-})
+}
 
 // lookupCommand is what the tables say of a command name: by base name,
 // and for a name given by path, not as a builtin. Never nil.
@@ -264,7 +308,8 @@ func (w *walker) dispatch(name string, info *commandInfo, cmd *command, c *cmdCt
 
 // check reads a builtin's arguments; it returns why they can run code.
 func (b builtin) check(name string, args []Word) string {
-	r := b.opts.parse(args, false, false)
+	var sc optScratch
+	r := b.opts.parseIn(&sc, args, false, false)
 	for _, o := range r.values(b.names...) {
 		if !safeName(o.value) {
 			return b.why + ", and " + o.value.String() + " may hold one"
@@ -291,7 +336,8 @@ func (b builtin) check(name string, args []Word) string {
 
 // assignedNames are the variable names a name-taking builtin assigns.
 func (b builtin) assignedNames(args []Word) []string {
-	r := b.opts.parse(args, false, false)
+	var sc optScratch
+	r := b.opts.parseIn(&sc, args, false, false)
 	var out []string
 	add := func(w Word) {
 		head, _ := literalHead(w)
@@ -362,7 +408,7 @@ func hasClusterFlag(args []Word, ch byte) bool {
 
 // cdTarget is where cd leads.
 func (w *walker) cdTarget(args []Word, in Dirs) Dirs {
-	r := optSpec{flags: "LPe@"}.parse(args, true, true)
+	r := (&optSpec{flags: "LPe@"}).parse(args, true, true)
 	if r.err != "" {
 		return unknownDirs
 	}
@@ -413,7 +459,7 @@ func (w *walker) source(name string, args []Word, cmd *command, c *cmdCtx, p *pl
 
 // trap's action is a string of code, run when the signal comes.
 func (w *walker) trap(args []Word, c *cmdCtx, p *plan) {
-	r := optSpec{flags: "lpP"}.parse(args, true, true)
+	r := (&optSpec{flags: "lpP"}).parse(args, true, true)
 	rest := args[r.end:]
 	if len(rest) < 2 {
 		return // trap -p, trap SIG: no action
@@ -479,7 +525,7 @@ func (w *walker) shopt(args []Word, p *plan) {
 		case setting && !withO && s == "expand_aliases":
 			p.taint = "shopt -s expand_aliases makes aliases apply"
 		case setting && withO:
-			if _, safe := safeShellOptions[s]; !safe {
+			if !safeShellOption(s) {
 				p.taint = "shopt -o " + s + " changes how later commands are read"
 			}
 		}
@@ -503,7 +549,7 @@ func (w *walker) set(args []Word, p *plan) {
 			if i+1 < len(args) {
 				i++
 				o, ok := args[i].Literal()
-				if _, safe := safeShellOptions[o]; !ok || !safe {
+				if !ok || !safeShellOption(o) {
 					p.taint = "set -o " + args[i].String() + " changes how later commands run"
 				}
 			}
@@ -518,7 +564,7 @@ func (w *walker) set(args []Word, p *plan) {
 // printf -v assigns to a name, and %(...)T evaluates its argument as
 // arithmetic.
 func (w *walker) printf(args []Word, p *plan) {
-	r := optSpec{args: "v"}.parse(args, true, false)
+	r := (&optSpec{args: "v"}).parse(args, true, false)
 	for _, o := range r.values("-v") {
 		if !safeName(o.value) {
 			p.unv = "printf -v assigns to " + o.value.String() + ", whose subscript bash evaluates"

@@ -11,46 +11,47 @@ import (
 // subsection or name) whose value git runs as a shell command. Given with
 // git -c, the value is read as shell code: "git -c core.pager='rm -rf ~' log"
 // runs rm.
-var gitCommandKeys = map[string]string{
-	"alias.*":                    "an alias that starts with ! runs a shell command",
-	"core.pager":                 "the pager runs through the shell",
-	"pager.*":                    "a command's pager runs through the shell",
-	"core.editor":                "the editor runs through the shell",
-	"sequence.editor":            "the rebase editor runs through the shell",
-	"core.sshcommand":            "the ssh command runs through the shell",
-	"core.askpass":               "the password prompt program runs",
-	"core.fsmonitor":             "the file-system monitor hook runs",
-	"core.gitproxy":              "the proxy command runs",
-	"diff.external":              "the external diff runs through the shell",
-	"diff.*.command":             "the diff driver runs through the shell",
-	"diff.*.textconv":            "the text conversion runs through the shell",
-	"filter.*.clean":             "the clean filter runs through the shell",
-	"filter.*.smudge":            "the smudge filter runs through the shell",
-	"filter.*.process":           "the filter process runs through the shell",
-	"merge.*.driver":             "the merge driver runs through the shell",
-	"credential.helper":          "a credential helper that starts with ! runs a shell command",
-	"credential.*.helper":        "a credential helper that starts with ! runs a shell command",
-	"gpg.program":                "the signing program runs",
-	"gpg.*.program":              "the signing program runs",
-	"uploadpack.packobjectshook": "the pack-objects hook runs",
-	"remote.*.uploadpack":        "the remote upload-pack program runs",
-	"remote.*.receivepack":       "the remote receive-pack program runs",
-	"web.browser":                "the browser command runs",
-	"browser.*.cmd":              "the browser command runs through the shell",
+var gitCommandKeys = []reason{
+	{"alias.*", "an alias that starts with ! runs a shell command"},
+	{"core.pager", "the pager runs through the shell"},
+	{"pager.*", "a command's pager runs through the shell"},
+	{"core.editor", "the editor runs through the shell"},
+	{"sequence.editor", "the rebase editor runs through the shell"},
+	{"core.sshcommand", "the ssh command runs through the shell"},
+	{"core.askpass", "the password prompt program runs"},
+	{"core.fsmonitor", "the file-system monitor hook runs"},
+	{"core.gitproxy", "the proxy command runs"},
+	{"diff.external", "the external diff runs through the shell"},
+	{"diff.*.command", "the diff driver runs through the shell"},
+	{"diff.*.textconv", "the text conversion runs through the shell"},
+	{"filter.*.clean", "the clean filter runs through the shell"},
+	{"filter.*.smudge", "the smudge filter runs through the shell"},
+	{"filter.*.process", "the filter process runs through the shell"},
+	{"merge.*.driver", "the merge driver runs through the shell"},
+	{"credential.helper", "a credential helper that starts with ! runs a shell command"},
+	{"credential.*.helper", "a credential helper that starts with ! runs a shell command"},
+	{"gpg.program", "the signing program runs"},
+	{"gpg.*.program", "the signing program runs"},
+	{"uploadpack.packobjectshook", "the pack-objects hook runs"},
+	{"remote.*.uploadpack", "the remote upload-pack program runs"},
+	{"remote.*.receivepack", "the remote receive-pack program runs"},
+	{"web.browser", "the browser command runs"},
+	{"browser.*.cmd", "the browser command runs through the shell"},
 }
 
 // gitLoaderKeys name files or directories git loads configuration or hooks
 // from: what they hold is not visible in the command.
-var gitLoaderKeys = map[string]string{
-	"core.hookspath":   "hooks are run from the directory it names",
-	"include.path":     "more configuration is read from the file it names",
-	"includeif.*.path": "more configuration is read from the file it names",
-	"init.templatedir": "hooks are copied from the directory it names",
+var gitLoaderKeys = []reason{
+	{"core.hookspath", "hooks are run from the directory it names"},
+	{"include.path", "more configuration is read from the file it names"},
+	{"includeif.*.path", "more configuration is read from the file it names"},
+	{"init.templatedir", "hooks are copied from the directory it names"},
 }
 
-func gitKeyIn(table map[string]string, key string) bool {
+func gitKeyIn(table []reason, key string) bool {
 	key = strings.ToLower(key)
-	for pat := range table {
+	for _, e := range table {
+		pat := e.name
 		if ok, _ := path.Match(pat, key); ok {
 			return true
 		}
@@ -87,7 +88,8 @@ func (w *walker) gitConfig(cmd *command, p *plan) {
 			lkey := strings.ToLower(key)
 			switch {
 			case gitKeyIn(gitLoaderKeys, key):
-				p.setUnv("git -c " + key + ": " + gitLoaderKeys[strings.ToLower(key)] + ", which guard does not read")
+				why, _ := reasonFor(gitLoaderKeys, strings.ToLower(key))
+				p.setUnv("git -c " + key + ": " + why + ", which guard does not read")
 			case !gitKeyIn(gitCommandKeys, key):
 			case !ok:
 				p.setUnv("git -c " + key + " sets a command known only at run time")
@@ -131,48 +133,49 @@ func (p *plan) setUnv(why string) {
 // commandVars are environment variables whose value programs run as a
 // shell command: set for a command, or exported, their value is read as
 // shell code.
-var commandVars = map[string]string{
-	"PAGER":               "pagers run through the shell (man, git, ...)",
-	"MANPAGER":            "man runs it through the shell",
-	"GIT_PAGER":           "git runs it through the shell",
-	"EDITOR":              "editors run through the shell (git, crontab, ...)",
-	"VISUAL":              "editors run through the shell",
-	"GIT_EDITOR":          "git runs it through the shell",
-	"GIT_SEQUENCE_EDITOR": "git runs it through the shell",
-	"GIT_SSH_COMMAND":     "git runs it through the shell",
-	"GIT_EXTERNAL_DIFF":   "git runs it as its diff program",
-	"GIT_ASKPASS":         "git runs it to ask for passwords",
-	"SSH_ASKPASS":         "ssh runs it to ask for passwords",
-	"SUDO_ASKPASS":        "sudo runs it to ask for passwords",
-	"LESSOPEN":            "less runs it on every file it opens",
-	"LESSCLOSE":           "less runs it on every file it closes",
-	"BROWSER":             "programs run it to open a web page",
+var commandVars = []reason{
+	{"PAGER", "pagers run through the shell (man, git, ...)"},
+	{"MANPAGER", "man runs it through the shell"},
+	{"GIT_PAGER", "git runs it through the shell"},
+	{"EDITOR", "editors run through the shell (git, crontab, ...)"},
+	{"VISUAL", "editors run through the shell"},
+	{"GIT_EDITOR", "git runs it through the shell"},
+	{"GIT_SEQUENCE_EDITOR", "git runs it through the shell"},
+	{"GIT_SSH_COMMAND", "git runs it through the shell"},
+	{"GIT_EXTERNAL_DIFF", "git runs it as its diff program"},
+	{"GIT_ASKPASS", "git runs it to ask for passwords"},
+	{"SSH_ASKPASS", "ssh runs it to ask for passwords"},
+	{"SUDO_ASKPASS", "sudo runs it to ask for passwords"},
+	{"LESSOPEN", "less runs it on every file it opens"},
+	{"LESSCLOSE", "less runs it on every file it closes"},
+	{"BROWSER", "programs run it to open a web page"},
 }
 
 // hiddenConfigVars carry configuration in which a command can hide
 // (GIT_CONFIG_PARAMETERS="'alias.x=!rm -rf ~'"): guard does not read them.
-var hiddenConfigVars = map[string]string{
-	"GIT_CONFIG_PARAMETERS": "git reads configuration, aliases that run commands included, from it",
-	"GIT_CONFIG_COUNT":      "git reads configuration, aliases that run commands included, from GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n",
+var hiddenConfigVars = []reason{
+	{"GIT_CONFIG_PARAMETERS", "git reads configuration, aliases that run commands included, from it"},
+	{"GIT_CONFIG_COUNT", "git reads configuration, aliases that run commands included, from GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n"},
 }
 
 // assignCode reads the value of an assignment that programs run as a shell
 // command.
 func (w *walker) assignCode(a Assign, p *plan) {
 	name := baseName(a.Name)
-	if why, ok := hiddenConfigVars[name]; ok || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+	if why, ok := reasonFor(hiddenConfigVars, name); ok || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
 		if !ok {
-			why = hiddenConfigVars["GIT_CONFIG_COUNT"]
+			why, _ = reasonFor(hiddenConfigVars, "GIT_CONFIG_COUNT")
 		}
 		p.setUnv(name + " is set: " + why)
 		return
 	}
-	if _, ok := commandVars[name]; !ok {
+	why, ok := reasonFor(commandVars, name)
+	if !ok {
 		return
 	}
 	s, ok := a.Value.Literal()
 	if !ok {
-		p.setUnv(name + " is set to a command known only at run time, and " + commandVars[name])
+		p.setUnv(name + " is set to a command known only at run time, and " + why)
 		return
 	}
 	if strings.TrimSpace(s) == "" {

@@ -2,6 +2,7 @@ package shellpolicy
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/rule"
 )
@@ -24,6 +25,10 @@ type optSpec struct {
 	numeric bool
 }
 
+// noOptions is the spec of a command that takes no options: a nil *optSpec
+// reads as it.
+var noOptions optSpec
+
 // parsedOpt is one option found in a command's words.
 type parsedOpt struct {
 	name  string // "-c", or the long option's full name ("--command")
@@ -44,6 +49,15 @@ type optResult struct {
 	// option may be. Only set in strict mode.
 	err    string
 	strict bool
+}
+
+// optScratch is room for the options and operands of one parse, on the
+// caller's stack: most commands have a few of each, and where the results
+// do not outlive the caller, they need not be allocated. More than this
+// spills to the heap.
+type optScratch struct {
+	opts     [6]parsedOpt
+	operands [8]int
 }
 
 func (r optResult) has(names ...string) bool {
@@ -74,8 +88,20 @@ func (r optResult) values(names ...string) []parsedOpt {
 // read their options so). Otherwise options may follow operands, as the GNU
 // tools allow. With strict, an unknown option or a word known only at run
 // time in the options makes err say so.
-func (s optSpec) parse(words []Word, stop, strict bool) optResult {
+func (s *optSpec) parse(words []Word, stop, strict bool) optResult {
+	return s.parseIn(nil, words, stop, strict)
+}
+
+// parseIn is parse with room for its results in sc (nil: allocated), for a
+// caller that keeps neither r.opts nor r.operands past its own return.
+func (s *optSpec) parseIn(sc *optScratch, words []Word, stop, strict bool) optResult {
+	if s == nil {
+		s = &noOptions
+	}
 	r := optResult{strict: strict}
+	if sc != nil {
+		r.opts, r.operands = sc.opts[:0], sc.operands[:0]
+	}
 	i := 0
 	for ; i < len(words); i++ {
 		wd := words[i]
@@ -86,7 +112,7 @@ func (s optSpec) parse(words []Word, stop, strict bool) optResult {
 				r.end = i
 				return r
 			}
-			r.operand(i, len(words))
+			r.operands = addOperand(r.operands, i, len(words))
 			continue
 		}
 		if head == "" && !whole {
@@ -99,7 +125,7 @@ func (s optSpec) parse(words []Word, stop, strict bool) optResult {
 				r.end = i
 				return r
 			}
-			r.operand(i, len(words))
+			r.operands = addOperand(r.operands, i, len(words))
 			continue
 		}
 		if wd.Split && !whole && strings.HasPrefix(head, "-") && r.failing() {
@@ -109,44 +135,66 @@ func (s optSpec) parse(words []Word, stop, strict bool) optResult {
 		case head == "--" && whole:
 			r.end = i + 1
 			for j := i + 1; j < len(words); j++ {
-				r.operand(j, len(words))
+				r.operands = addOperand(r.operands, j, len(words))
 			}
 			return r
 		case strings.HasPrefix(head, "--") && len(head) > 2:
-			i = s.longOption(words, i, head, whole, &r)
+			o, next, err := s.longOption(words, i, head, whole, r.failing())
+			if err != "" {
+				r.err = err
+			}
+			r.opts = addOpt(r.opts, o, len(words))
+			i = next
 		case len(head) > 1 && (head[0] == '-' || head[0] == '+' && s.plus):
 			if s.numeric && isDigits(head[1:]) {
-				r.opt(parsedOpt{name: "-N", value: known(head[1:]), has: true, at: i}, len(words))
+				r.opts = addOpt(r.opts, parsedOpt{name: "-N", value: known(head[1:]), has: true, at: i}, len(words))
 				continue
 			}
-			i = s.shortOptions(words, i, head, whole, &r)
+			// A cluster: each letter is an option, up to one that takes
+			// a value.
+			valued := false
+			for j := 1; j < len(head) && !valued; j++ {
+				o, next, took, err := s.shortOption(words, i, head, j, whole, r.failing())
+				if err != "" {
+					r.err = err
+				}
+				r.opts = addOpt(r.opts, o, len(words))
+				i, valued = next, took
+			}
+			if !valued && !whole && r.failing() {
+				r.err = "the option " + words[i].String() + " is known only in part"
+			}
 		default:
 			if stop {
 				r.end = i
 				return r
 			}
-			r.operand(i, len(words))
+			r.operands = addOperand(r.operands, i, len(words))
 		}
 	}
 	r.end = i
 	return r
 }
 
-// operand records the operand at index i of n words. The first takes room
-// for all that may follow, rather than growing a word at a time.
-func (r *optResult) operand(i, n int) {
-	if r.operands == nil {
-		r.operands = make([]int, 0, n-i)
+// addOperand records the operand at index i of n words. The first takes
+// room for all that may follow, rather than growing a word at a time. (It
+// takes and returns the slice, rather than a *optResult, so that room on
+// parseIn's caller's stack stays there: a store through a pointer counts as
+// one to the heap.)
+func addOperand(operands []int, i, n int) []int {
+	if operands == nil {
+		operands = make([]int, 0, n-i)
 	}
-	r.operands = append(r.operands, i)
+	return append(operands, i)
 }
 
-// opt records an option found at index o.at of n words, as operand does.
-func (r *optResult) opt(o parsedOpt, n int) {
-	if r.opts == nil {
-		r.opts = make([]parsedOpt, 0, n-o.at)
+// addOpt records an option found at index o.at of n words, as addOperand
+// does.
+func addOpt(opts []parsedOpt, o parsedOpt, n int) []parsedOpt {
+	if opts == nil {
+		opts = make([]parsedOpt, 0, n-o.at)
 	}
-	r.opts = append(r.opts, o)
+	return append(opts, o)
 }
 
 // failing reports whether a reason the options cannot be read is to be
@@ -154,20 +202,25 @@ func (r *optResult) opt(o parsedOpt, n int) {
 // since most parses are not strict.
 func (r *optResult) failing() bool { return r.strict && r.err == "" }
 
-func (s optSpec) longOption(words []Word, i int, head string, whole bool, r *optResult) int {
+// longOption reads the long option that head, the known start of
+// words[i], begins: the option, the index of its last word, and, when
+// failing (see optResult.failing), the first reason it cannot be read with
+// certainty. (The options and operands are gathered by parseIn alone, so
+// that room for them on its caller's stack stays there.)
+func (s *optSpec) longOption(words []Word, i int, head string, whole, failing bool) (o parsedOpt, next int, err string) {
 	body := head[2:]
 	name, _, hasEq := strings.Cut(body, "=")
-	if !whole && !hasEq && r.failing() {
-		r.err = "the option " + words[i].String() + " is known only in part"
+	if !whole && !hasEq && failing {
+		err = "the option " + words[i].String() + " is known only in part"
 	}
 	full, kind := s.resolveLong(name)
 	if kind == 0 {
-		if r.failing() {
-			r.err = "unknown option --" + name
+		if failing && err == "" {
+			err = "unknown option --" + name
 		}
 		full, kind = name, 'f'
 	}
-	o := parsedOpt{at: i}
+	o = parsedOpt{at: i}
 	if full == name {
 		o.name = head[:2+len(name)] // "--name", as written
 	} else {
@@ -181,18 +234,17 @@ func (s optSpec) longOption(words []Word, i int, head string, whole bool, r *opt
 		if i+1 < len(words) {
 			i++
 			o.value, o.has = words[i], true
-		} else if r.failing() {
-			r.err = "the option --" + full + " lacks its argument"
+		} else if failing && err == "" {
+			err = "the option --" + full + " lacks its argument"
 		}
 	}
-	r.opt(o, len(words))
-	return i
+	return o, i, err
 }
 
 // resolveLong finds a long option by its full name or, unless exact, by an
 // unambiguous prefix. kind is 'f' (no argument), 'a' (argument), 'o'
 // (optional argument) or 0 (unknown or ambiguous).
-func (s optSpec) resolveLong(name string) (string, byte) {
+func (s *optSpec) resolveLong(name string) (string, byte) {
 	lists := []struct {
 		names []string
 		kind  byte
@@ -221,55 +273,48 @@ func (s optSpec) resolveLong(name string) (string, byte) {
 	return found, kind
 }
 
-func (s optSpec) shortOptions(words []Word, i int, head string, whole bool, r *optResult) int {
-	sign := head[0]
-	cluster := head[1:]
-	for j := 0; j < len(cluster); j++ {
-		ch := cluster[j]
-		name := shortOptionName(sign, ch)
-		switch {
-		case strings.IndexByte(s.args, ch) >= 0:
-			o := parsedOpt{name: name, at: i, has: true}
-			if j+1 < len(cluster) || !whole {
-				o.value = Word{Text: sliceText(words[i].Text, 1+j+1), Split: words[i].Split}
-			} else if i+1 < len(words) {
-				i++
-				o.value = words[i]
-			} else {
-				o.has = false
-				if r.failing() {
-					r.err = "the option " + name + " lacks its argument"
-				}
+// shortOption reads the short option at head[j] of a cluster (head is the
+// known start of words[i]): the option, the index of its last word, whether
+// it took a value (which ends the cluster), and as longOption, the reason
+// it cannot be read with certainty.
+func (s *optSpec) shortOption(words []Word, i int, head string, j int, whole, failing bool) (o parsedOpt, next int, valued bool, err string) {
+	ch := head[j]
+	name := shortOptionName(head[0], ch)
+	switch {
+	case strings.IndexByte(s.args, ch) >= 0:
+		o = parsedOpt{name: name, at: i, has: true}
+		if j+1 < len(head) || !whole {
+			o.value = Word{Text: sliceText(words[i].Text, j+1), Split: words[i].Split}
+		} else if i+1 < len(words) {
+			i++
+			o.value = words[i]
+		} else {
+			o.has = false
+			if failing {
+				err = "the option " + name + " lacks its argument"
 			}
-			r.opt(o, len(words))
-			return i
-		case strings.IndexByte(s.optArgs, ch) >= 0:
-			o := parsedOpt{name: name, at: i}
-			if j+1 < len(cluster) || !whole {
-				o.value = Word{Text: sliceText(words[i].Text, 1+j+1), Split: words[i].Split}
-				o.has = true
-			}
-			r.opt(o, len(words))
-			return i
-		case strings.IndexByte(s.flags, ch) >= 0:
-			r.opt(parsedOpt{name: name, at: i}, len(words))
-		default:
-			if r.failing() {
-				r.err = "unknown option " + name
-			}
-			r.opt(parsedOpt{name: name, at: i}, len(words))
 		}
+		return o, i, true, err
+	case strings.IndexByte(s.optArgs, ch) >= 0:
+		o = parsedOpt{name: name, at: i}
+		if j+1 < len(head) || !whole {
+			o.value = Word{Text: sliceText(words[i].Text, j+1), Split: words[i].Split}
+			o.has = true
+		}
+		return o, i, true, ""
+	case strings.IndexByte(s.flags, ch) >= 0:
+		return parsedOpt{name: name, at: i}, i, false, ""
 	}
-	if !whole && r.failing() {
-		r.err = "the option " + words[i].String() + " is known only in part"
+	if failing {
+		err = "unknown option " + name
 	}
-	return i
+	return parsedOpt{name: name, at: i}, i, false, err
 }
 
 // shortOptionNames holds "-" and "+" followed by every byte, so that the
 // name of a short option ("-c", "+o") is a slice of it rather than a new
-// string for every option read.
-var shortOptionNames = func() string {
+// string for every option read. It is made on first use.
+var shortOptionNames = sync.OnceValue(func() string {
 	b := make([]byte, 0, 2*2*256)
 	for _, sign := range []byte{'-', '+'} {
 		for c := 0; c < 256; c++ {
@@ -277,7 +322,7 @@ var shortOptionNames = func() string {
 		}
 	}
 	return string(b)
-}()
+})
 
 // shortOptionName is sign followed by ch: "-c".
 func shortOptionName(sign, ch byte) string {
@@ -287,7 +332,7 @@ func shortOptionName(sign, ch byte) string {
 	} else if sign != '-' {
 		return string([]byte{sign, ch})
 	}
-	return shortOptionNames[i : i+2]
+	return shortOptionNames()[i : i+2]
 }
 
 // literalHead is the known text at the start of a word, and whether that is

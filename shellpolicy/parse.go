@@ -87,22 +87,15 @@ func (w *walker) top(src string) {
 	}
 }
 
-// newParser is a parser of the dialect. (The dialect options are made once:
-// each call of syntax.Variant makes a new one.)
+// newParser is a parser of the dialect. A parser reads bash unless told
+// otherwise, and each syntax.Variant option is a new closure: bash, by far
+// the most common, is asked for with no option at all.
 func newParser(lang syntax.LangVariant) *syntax.Parser {
-	switch lang {
-	case syntax.LangBash:
-		return syntax.NewParser(variantBash)
-	case syntax.LangPOSIX:
-		return syntax.NewParser(variantPOSIX)
+	if lang == syntax.LangBash {
+		return syntax.NewParser()
 	}
 	return syntax.NewParser(syntax.Variant(lang))
 }
-
-var (
-	variantBash  = syntax.Variant(syntax.LangBash)
-	variantPOSIX = syntax.Variant(syntax.LangPOSIX)
-)
 
 // parseError records why the parser stopped.
 func (w *walker) parseError(err error, r *depthReader, f *frame) {
@@ -142,7 +135,13 @@ type depthReader struct {
 	pc      [1]uintptr
 }
 
-var errTooDeep = errors.New("nesting too deep")
+// readError is an error of depthReader: a constant, made by the compiler
+// rather than when the package starts.
+type readError string
+
+func (e readError) Error() string { return string(e) }
+
+const errTooDeep readError = "nesting too deep"
 
 // shallowInput is the length under which input cannot make the parser
 // recurse maxParserFrames deep: each level of nesting takes at least one byte
@@ -172,7 +171,7 @@ func (r *depthReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-var errNoBuffer = errors.New("the parser offered no buffer to read into")
+const errNoBuffer readError = "the parser offered no buffer to read into"
 
 // hasControl reports whether s holds a control character other than tab and
 // newline.

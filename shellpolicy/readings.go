@@ -11,23 +11,26 @@ import (
 // "git --no-pager push": a deny or ask rule sees the command with these
 // options skipped. Options not listed are skipped as flags, which only adds a
 // reading.
-var globalOptionTable = map[string]optSpec{
-	"git": gitGlobalOpts,
-	"npm": {flags: "gsqdyDf", args: "wC",
+var globalOptionTable = []struct {
+	name string
+	spec *optSpec
+}{
+	{"git", &gitGlobalOpts},
+	{"npm", &optSpec{flags: "gsqdyDf", args: "wC",
 		long:    []string{"global", "silent", "quiet", "yes", "no", "force", "workspaces", "include-workspace-root", "json", "parseable", "long", "dry-run", "offline", "prefer-offline", "prefer-online", "no-audit", "no-fund", "ignore-scripts", "legacy-peer-deps", "production"},
-		longArg: []string{"prefix", "workspace", "registry", "userconfig", "globalconfig", "cache", "loglevel", "location", "omit", "include", "scope", "tag", "otp"}},
-	"go": {args: "C", exact: true},
-	"cargo": {flags: "vqVh", args: "CZ",
+		longArg: []string{"prefix", "workspace", "registry", "userconfig", "globalconfig", "cache", "loglevel", "location", "omit", "include", "scope", "tag", "otp"}}},
+	{"go", &optSpec{args: "C", exact: true}},
+	{"cargo", &optSpec{flags: "vqVh", args: "CZ",
 		long:    []string{"verbose", "quiet", "frozen", "locked", "offline", "list", "version", "help"},
-		longArg: []string{"color", "config", "explain"}},
-	"docker": {flags: "Dvh", args: "cHl",
+		longArg: []string{"color", "config", "explain"}}},
+	{"docker", &optSpec{flags: "Dvh", args: "cHl",
 		long:    []string{"debug", "tls", "tlsverify", "version", "help"},
-		longArg: []string{"config", "context", "host", "log-level", "tlscacert", "tlscert", "tlskey"}},
-	"kubectl": {args: "ns",
+		longArg: []string{"config", "context", "host", "log-level", "tlscacert", "tlscert", "tlskey"}}},
+	{"kubectl", &optSpec{args: "ns",
 		long: []string{"insecure-skip-tls-verify", "match-server-version", "warnings-as-errors", "disable-compression"},
 		longArg: []string{"namespace", "context", "kubeconfig", "cluster", "user", "server", "as", "as-group", "as-uid", "token",
 			"request-timeout", "v", "vmodule", "cache-dir", "certificate-authority", "client-certificate", "client-key",
-			"tls-server-name", "username", "password", "profile", "profile-output", "log-file", "log-dir"}},
+			"tls-server-name", "username", "password", "profile", "profile-output", "log-file", "log-dir"}}},
 }
 
 // finishSegment computes a segment's readings and its read-only standing.
@@ -165,7 +168,7 @@ func mayReadOtherwise(s *Segment) bool {
 	if strings.Contains(name, "/") {
 		return true
 	}
-	global := s.command(name).global
+	global := s.command(name).global != nil
 	return global && len(s.Words) > 1 && strings.HasPrefix(s.Words[1].String(), "-") || global && name == "cargo"
 }
 
@@ -198,8 +201,8 @@ func skipGlobalOptions(words []Word) ([]Word, bool) {
 	if !ok {
 		return nil, false
 	}
-	spec, ok := globalOptionTable[commandName(name)]
-	if !ok {
+	spec := lookupCommand(name).global
+	if spec == nil {
 		return nil, false
 	}
 	rest := words[1:]

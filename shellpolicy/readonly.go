@@ -2,6 +2,7 @@ package shellpolicy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/guard-sh/guard/rule"
@@ -11,21 +12,15 @@ import (
 // read and print, allowed without a rule (source built-in) unless the
 // settings say read_only_defaults = false.
 type ReadOnlyCommand struct {
-	// Pattern is the default as a shell rule pattern ("git status *").
+	// Pattern is the default as a shell rule pattern ("git status *"):
+	// the name, the subcommand if any, and " *" (TestReadOnlyTableWellFormed).
 	Pattern string
 	Why     string
 
 	name string // the command
 	sub  string // its subcommand (git status)
 	// guards are the forms of it that can write or run programs.
-	guards []string
-
-	// Made once, when the package starts: the guards themselves, what
-	// words could hit one of them, and the built-in allow rule a covered
-	// segment reports.
-	guardList []*Guard
-	filter    guardFilter
-	allow     rule.Rule
+	guards []guardID
 }
 
 // guardFilter tells, for most words, that no guard of a command can hit
@@ -33,22 +28,30 @@ type ReadOnlyCommand struct {
 // prefix of one) begins with the first letter of one of the guards' long
 // options, and a short option is one of their letters.
 type guardFilter struct {
-	words      bool      // some guard lists words
-	longFirst  [256]bool // the first letters of the guards' long options
-	shortChars [256]bool // the guards' short options
+	words      bool    // some guard lists words
+	longFirst  byteSet // the first letters of the guards' long options
+	shortChars byteSet // the guards' short options
 }
 
-func newGuardFilter(guards []*Guard) guardFilter {
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (s *byteSet) add(c byte)      { s[c>>6] |= 1 << (c & 63) }
+func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
+
+// newGuardFilter is the filter of a command's guards.
+func newGuardFilter(guards []guardID) guardFilter {
 	var f guardFilter
-	for _, g := range guards {
+	for _, id := range guards {
+		g := id.guard()
 		f.words = f.words || len(g.words) > 0
 		for _, l := range g.longs {
 			if l != "" {
-				f.longFirst[l[0]] = true
+				f.longFirst.add(l[0])
 			}
 		}
 		for i := 0; i < len(g.shorts); i++ {
-			f.shortChars[g.shorts[i]] = true
+			f.shortChars.add(g.shorts[i])
 		}
 	}
 	return f
@@ -60,10 +63,10 @@ func (f *guardFilter) mayHit(gw guardWord) bool {
 	case f.words:
 		return true
 	case gw.isLong:
-		return gw.long == "" || f.longFirst[gw.long[0]]
+		return gw.long == "" || f.longFirst.has(gw.long[0])
 	default:
 		for i := 0; i < len(gw.short); i++ {
-			if f.shortChars[gw.short[i]] {
+			if f.shortChars.has(gw.short[i]) {
 				return true
 			}
 		}
@@ -88,196 +91,278 @@ type Guard struct {
 	shorts   string   // short options, alone or clustered
 	words    []string // words (find's predicates)
 	operands int      // more operands than this are an output file (uniq IN OUT)
-
-	ask rule.Rule // the built-in ask rule a segment that hits it reports, made once
 }
 
-// guardTable lists every guard, with why it exists.
-var guardTable = []Guard{
-	{ID: "git-config", Command: "git", Pattern: "git -c * *", Why: "git -c and --config-env set any configuration, such as an alias, pager or diff driver that runs a command",
+// guardID names a guard: its index in guardTable.
+type guardID uint8
+
+// The guards, in the order of guardTable.
+const (
+	guardGitConfig guardID = iota
+	guardGitExecPath
+	guardGitOtherRepo
+	guardGitUnknownOption
+	guardGitOutput
+	guardGitExtDiff
+	guardGitTextconv
+	guardRgPre
+	guardRgPreGlob
+	guardRgHostnameBin
+	guardRgConfig
+	guardFindExec
+	guardFindDelete
+	guardFindFprint
+	guardSortOutput
+	guardSortCompress
+	guardSedWrite
+	guardUniqOutput
+	guardXxdOutput
+	guardPrintfV
+	guardDateSet
+	guardTreeOutput
+	guardFileCompile
+	guardReadNames
+	guardSetOptions
+	guardDeclareExport
+	guardAssignment
+	guardWritesFile
+	guardDynamicArgument
+	guardPathCommand
+	guardCount // the number of guards
+)
+
+// guard is the guard of an id.
+func (id guardID) guard() *Guard { return &guardTable[id] }
+
+// guardTable lists every guard, with why it exists. It is an array indexed
+// by guardID, so that the compiler lays it out and checks every name: the
+// package builds nothing for it when it starts.
+var guardTable = [guardCount]Guard{
+	guardGitConfig: {ID: "git-config", Command: "git", Pattern: "git -c * *", Why: "git -c and --config-env set any configuration, such as an alias, pager or diff driver that runs a command",
 		shorts: "c", longs: []string{"config-env"}},
-	{ID: "git-exec-path", Command: "git", Pattern: "git --exec-path=* *", Why: "git --exec-path runs git's helper programs from another directory"},
-	{ID: "git-other-repo", Command: "git", Pattern: "git -C * *", Why: "git -C, --git-dir and --work-tree outside the workspace read another repository's configuration, whose hooks, pager and fsmonitor run commands"},
-	{ID: "git-unknown-option", Command: "git", Pattern: "git --* *", Why: "a global option guard does not know may change what git runs"},
-	{ID: "git-output", Command: "git", Pattern: "git * --output*", Why: "--output writes the diff to a file", longs: []string{"output"}},
-	{ID: "git-ext-diff", Command: "git", Pattern: "git * --ext-diff*", Why: "--ext-diff runs the external diff program", longs: []string{"ext-diff"}},
-	{ID: "git-textconv", Command: "git", Pattern: "git * --textconv*", Why: "--textconv runs the configured text conversion programs", longs: []string{"textconv"}, exact: []string{"text"}},
-	{ID: "rg-pre", Command: "rg", Pattern: "rg * --pre*", Why: "--pre runs a program on every file searched", longs: []string{"pre"}},
-	{ID: "rg-pre-glob", Command: "rg", Pattern: "rg * --pre-glob*", Why: "--pre-glob chooses the files --pre runs on", longs: []string{"pre-glob"}},
-	{ID: "rg-hostname-bin", Command: "rg", Pattern: "rg * --hostname-bin*", Why: "--hostname-bin runs a program to find the host name", longs: []string{"hostname-bin"}},
-	{ID: "rg-config", Command: "rg", Pattern: "RIPGREP_CONFIG_PATH=* rg *", Why: "RIPGREP_CONFIG_PATH makes rg read options, such as --pre, from a file"},
-	{ID: "find-exec", Command: "find", Pattern: "find * -exec*", Why: "-exec, -execdir, -ok and -okdir run a command on each file found",
+	guardGitExecPath:      {ID: "git-exec-path", Command: "git", Pattern: "git --exec-path=* *", Why: "git --exec-path runs git's helper programs from another directory"},
+	guardGitOtherRepo:     {ID: "git-other-repo", Command: "git", Pattern: "git -C * *", Why: "git -C, --git-dir and --work-tree outside the workspace read another repository's configuration, whose hooks, pager and fsmonitor run commands"},
+	guardGitUnknownOption: {ID: "git-unknown-option", Command: "git", Pattern: "git --* *", Why: "a global option guard does not know may change what git runs"},
+	guardGitOutput:        {ID: "git-output", Command: "git", Pattern: "git * --output*", Why: "--output writes the diff to a file", longs: []string{"output"}},
+	guardGitExtDiff:       {ID: "git-ext-diff", Command: "git", Pattern: "git * --ext-diff*", Why: "--ext-diff runs the external diff program", longs: []string{"ext-diff"}},
+	guardGitTextconv:      {ID: "git-textconv", Command: "git", Pattern: "git * --textconv*", Why: "--textconv runs the configured text conversion programs", longs: []string{"textconv"}, exact: []string{"text"}},
+	guardRgPre:            {ID: "rg-pre", Command: "rg", Pattern: "rg * --pre*", Why: "--pre runs a program on every file searched", longs: []string{"pre"}},
+	guardRgPreGlob:        {ID: "rg-pre-glob", Command: "rg", Pattern: "rg * --pre-glob*", Why: "--pre-glob chooses the files --pre runs on", longs: []string{"pre-glob"}},
+	guardRgHostnameBin:    {ID: "rg-hostname-bin", Command: "rg", Pattern: "rg * --hostname-bin*", Why: "--hostname-bin runs a program to find the host name", longs: []string{"hostname-bin"}},
+	guardRgConfig:         {ID: "rg-config", Command: "rg", Pattern: "RIPGREP_CONFIG_PATH=* rg *", Why: "RIPGREP_CONFIG_PATH makes rg read options, such as --pre, from a file"},
+	guardFindExec: {ID: "find-exec", Command: "find", Pattern: "find * -exec*", Why: "-exec, -execdir, -ok and -okdir run a command on each file found",
 		words: []string{"-exec", "-execdir", "-ok", "-okdir"}},
-	{ID: "find-delete", Command: "find", Pattern: "find * -delete*", Why: "-delete deletes each file found", words: []string{"-delete"}},
-	{ID: "find-fprint", Command: "find", Pattern: "find * -fprint*", Why: "-fprint, -fprint0, -fprintf and -fls write to a file",
+	guardFindDelete: {ID: "find-delete", Command: "find", Pattern: "find * -delete*", Why: "-delete deletes each file found", words: []string{"-delete"}},
+	guardFindFprint: {ID: "find-fprint", Command: "find", Pattern: "find * -fprint*", Why: "-fprint, -fprint0, -fprintf and -fls write to a file",
 		words: []string{"-fprint", "-fprint0", "-fprintf", "-fls"}},
-	{ID: "sort-output", Command: "sort", Pattern: "sort * -o *", Why: "-o writes the result to a file", shorts: "o", longs: []string{"output"}},
-	{ID: "sort-compress", Command: "sort", Pattern: "sort * --compress-program*", Why: "--compress-program runs a program", longs: []string{"compress-program"}},
-	{ID: "sed-write", Command: "sed", Pattern: "sed *", Why: "sed can edit files in place (-i), write files (w) and run commands (e); only print-only scripts are read-only"},
-	{ID: "uniq-output", Command: "uniq", Pattern: "uniq * IN OUT", Why: "a second operand is a file uniq writes", operands: 1},
-	{ID: "xxd-output", Command: "xxd", Pattern: "xxd * IN OUT", Why: "a second operand is a file xxd writes", operands: 1},
-	{ID: "printf-v", Command: "printf", Pattern: "printf -v *", Why: "-v assigns to a variable, whose subscript bash evaluates", shorts: "v"},
-	{ID: "date-set", Command: "date", Pattern: "date -s *", Why: "-s sets the system clock", shorts: "s", longs: []string{"set"}},
-	{ID: "tree-output", Command: "tree", Pattern: "tree * -o *", Why: "-o writes to a file, and -R writes an index in every directory", shorts: "oR"},
-	{ID: "file-compile", Command: "file", Pattern: "file -C *", Why: "-C writes a compiled magic file", shorts: "C", longs: []string{"compile"}},
-	{ID: "read-names", Command: "read", Pattern: "read NAME", Why: "read assigns variables; only lower-case shell variables, which no program reads, are read-only"},
-	{ID: "set-options", Command: "set", Pattern: "set -o *", Why: "only set's options that do not change how later commands are read are read-only"},
-	{ID: "declare-export", Command: "declare", Pattern: "export *", Why: "exported or special variables change what later programs do"},
-	{ID: "assignment", Command: "*", Pattern: "NAME=* *", Why: "a variable set for the command (PAGER, LD_PRELOAD, GIT_*) can make it run other programs; only locale, time zone and colour settings are read-only"},
-	{ID: "writes-file", Command: "*", Pattern: "*", Why: "the command writes or deletes a file through one of its options"},
-	{ID: "dynamic-argument", Command: "*", Pattern: "* $X", Why: "a word known only at run time could be one of the command's guarded options"},
-	{ID: "path-command", Command: "*", Pattern: "/path/to/cmd *", Why: "a command given by path may be any program of that name"},
+	guardSortOutput:      {ID: "sort-output", Command: "sort", Pattern: "sort * -o *", Why: "-o writes the result to a file", shorts: "o", longs: []string{"output"}},
+	guardSortCompress:    {ID: "sort-compress", Command: "sort", Pattern: "sort * --compress-program*", Why: "--compress-program runs a program", longs: []string{"compress-program"}},
+	guardSedWrite:        {ID: "sed-write", Command: "sed", Pattern: "sed *", Why: "sed can edit files in place (-i), write files (w) and run commands (e); only print-only scripts are read-only"},
+	guardUniqOutput:      {ID: "uniq-output", Command: "uniq", Pattern: "uniq * IN OUT", Why: "a second operand is a file uniq writes", operands: 1},
+	guardXxdOutput:       {ID: "xxd-output", Command: "xxd", Pattern: "xxd * IN OUT", Why: "a second operand is a file xxd writes", operands: 1},
+	guardPrintfV:         {ID: "printf-v", Command: "printf", Pattern: "printf -v *", Why: "-v assigns to a variable, whose subscript bash evaluates", shorts: "v"},
+	guardDateSet:         {ID: "date-set", Command: "date", Pattern: "date -s *", Why: "-s sets the system clock", shorts: "s", longs: []string{"set"}},
+	guardTreeOutput:      {ID: "tree-output", Command: "tree", Pattern: "tree * -o *", Why: "-o writes to a file, and -R writes an index in every directory", shorts: "oR"},
+	guardFileCompile:     {ID: "file-compile", Command: "file", Pattern: "file -C *", Why: "-C writes a compiled magic file", shorts: "C", longs: []string{"compile"}},
+	guardReadNames:       {ID: "read-names", Command: "read", Pattern: "read NAME", Why: "read assigns variables; only lower-case shell variables, which no program reads, are read-only"},
+	guardSetOptions:      {ID: "set-options", Command: "set", Pattern: "set -o *", Why: "only set's options that do not change how later commands are read are read-only"},
+	guardDeclareExport:   {ID: "declare-export", Command: "declare", Pattern: "export *", Why: "exported or special variables change what later programs do"},
+	guardAssignment:      {ID: "assignment", Command: "*", Pattern: "NAME=* *", Why: "a variable set for the command (PAGER, LD_PRELOAD, GIT_*) can make it run other programs; only locale, time zone and colour settings are read-only"},
+	guardWritesFile:      {ID: "writes-file", Command: "*", Pattern: "*", Why: "the command writes or deletes a file through one of its options"},
+	guardDynamicArgument: {ID: "dynamic-argument", Command: "*", Pattern: "* $X", Why: "a word known only at run time could be one of the command's guarded options"},
+	guardPathCommand:     {ID: "path-command", Command: "*", Pattern: "/path/to/cmd *", Why: "a command given by path may be any program of that name"},
 }
-
-var guardIndex = func() map[string]*Guard {
-	m := make(map[string]*Guard, len(guardTable))
-	for i := range guardTable {
-		m[guardTable[i].ID] = &guardTable[i]
-	}
-	return m
-}()
 
 // readOnlyTable lists the read-only defaults.
 var readOnlyTable = []ReadOnlyCommand{
-	{name: "ls", Why: "lists directories"},
-	{name: "pwd", Why: "prints the working directory"},
-	{name: "cat", Why: "prints files"},
-	{name: "head", Why: "prints the start of files"},
-	{name: "tail", Why: "prints the end of files"},
-	{name: "wc", Why: "counts lines, words and bytes"},
-	{name: "stat", Why: "prints file metadata"},
-	{name: "du", Why: "prints disk usage"},
-	{name: "df", Why: "prints free space"},
-	{name: "which", Why: "prints where a program is"},
-	{name: "grep", Why: "searches text"},
-	{name: "egrep", Why: "searches text"},
-	{name: "fgrep", Why: "searches text"},
-	{name: "rg", Why: "searches text", guards: []string{"rg-pre", "rg-pre-glob", "rg-hostname-bin"}},
-	{name: "diff", Why: "compares files"},
-	{name: "git", sub: "status", Why: "shows the working tree's state", guards: gitGuards},
-	{name: "git", sub: "log", Why: "shows history", guards: gitGuards},
-	{name: "git", sub: "show", Why: "shows objects", guards: gitGuards},
-	{name: "git", sub: "diff", Why: "shows changes", guards: gitGuards},
-	{name: "git", sub: "blame", Why: "shows who changed each line", guards: gitGuards},
-	{name: "git", sub: "rev-parse", Why: "resolves names to object ids", guards: gitGuards},
-	{name: "echo", Why: "prints its arguments"},
-	{name: "printf", Why: "prints formatted text", guards: []string{"printf-v"}},
-	{name: "true", Why: "does nothing"},
-	{name: "false", Why: "does nothing"},
-	{name: ":", Why: "does nothing"},
-	{name: "test", Why: "evaluates a condition"},
-	{name: "[", Why: "evaluates a condition"},
-	{name: "basename", Why: "prints part of a path"},
-	{name: "dirname", Why: "prints part of a path"},
-	{name: "realpath", Why: "prints a resolved path"},
-	{name: "readlink", Why: "prints a link's target"},
-	{name: "sort", Why: "sorts text to standard output", guards: []string{"sort-output", "sort-compress"}},
-	{name: "uniq", Why: "filters repeated lines to standard output", guards: []string{"uniq-output"}},
-	{name: "cut", Why: "prints parts of lines"},
-	{name: "tr", Why: "translates characters"},
-	{name: "jq", Why: "filters JSON; it cannot write files or run programs"},
-	{name: "find", Why: "lists files", guards: []string{"find-exec", "find-delete", "find-fprint"}},
-	{name: "sed", Why: "prints edited text, in its print-only forms", guards: []string{"sed-write"}},
-	{name: "cd", Why: "changes the shell's directory; later commands are judged there"},
-	{name: "type", Why: "describes a command name"},
-	{name: "whoami", Why: "prints the user name"},
-	{name: "id", Why: "prints user and group ids"},
-	{name: "uname", Why: "prints system information"},
-	{name: "date", Why: "prints the date", guards: []string{"date-set"}},
-	{name: "nproc", Why: "prints the number of CPUs"},
-	{name: "tree", Why: "lists directories as a tree", guards: []string{"tree-output"}},
-	{name: "file", Why: "guesses file types", guards: []string{"file-compile"}},
-	{name: "xxd", Why: "dumps bytes to standard output", guards: []string{"xxd-output"}},
-	{name: "od", Why: "dumps bytes"},
-	{name: "hexdump", Why: "dumps bytes"},
-	{name: "strings", Why: "prints the text in binary files"},
-	{name: "base64", Why: "encodes and decodes to standard output"},
-	{name: "md5sum", Why: "hashes files"},
-	{name: "sha1sum", Why: "hashes files"},
-	{name: "sha256sum", Why: "hashes files"},
-	{name: "sha512sum", Why: "hashes files"},
-	{name: "cmp", Why: "compares files"},
-	{name: "comm", Why: "compares sorted files"},
-	{name: "nl", Why: "numbers lines"},
-	{name: "tac", Why: "prints lines in reverse"},
-	{name: "rev", Why: "reverses lines"},
-	{name: "seq", Why: "prints numbers"},
-	{name: "sleep", Why: "waits"},
-	{name: "column", Why: "formats columns"},
-	{name: "fold", Why: "wraps lines"},
-	{name: "paste", Why: "joins lines"},
-	{name: "printenv", Why: "prints the environment"},
-	{name: "exit", Why: "ends the shell"},
-	{name: "read", Why: "reads a line into shell variables", guards: []string{"read-names"}},
-	{name: "set", Why: "sets shell options that do not change how commands are read", guards: []string{"set-options"}},
+	{name: "ls", Pattern: "ls *", Why: "lists directories"},
+	{name: "pwd", Pattern: "pwd *", Why: "prints the working directory"},
+	{name: "cat", Pattern: "cat *", Why: "prints files"},
+	{name: "head", Pattern: "head *", Why: "prints the start of files"},
+	{name: "tail", Pattern: "tail *", Why: "prints the end of files"},
+	{name: "wc", Pattern: "wc *", Why: "counts lines, words and bytes"},
+	{name: "stat", Pattern: "stat *", Why: "prints file metadata"},
+	{name: "du", Pattern: "du *", Why: "prints disk usage"},
+	{name: "df", Pattern: "df *", Why: "prints free space"},
+	{name: "which", Pattern: "which *", Why: "prints where a program is"},
+	{name: "grep", Pattern: "grep *", Why: "searches text"},
+	{name: "egrep", Pattern: "egrep *", Why: "searches text"},
+	{name: "fgrep", Pattern: "fgrep *", Why: "searches text"},
+	{name: "rg", Pattern: "rg *", Why: "searches text", guards: []guardID{guardRgPre, guardRgPreGlob, guardRgHostnameBin}},
+	{name: "diff", Pattern: "diff *", Why: "compares files"},
+	{name: "git", sub: "status", Pattern: "git status *", Why: "shows the working tree's state", guards: gitGuards},
+	{name: "git", sub: "log", Pattern: "git log *", Why: "shows history", guards: gitGuards},
+	{name: "git", sub: "show", Pattern: "git show *", Why: "shows objects", guards: gitGuards},
+	{name: "git", sub: "diff", Pattern: "git diff *", Why: "shows changes", guards: gitGuards},
+	{name: "git", sub: "blame", Pattern: "git blame *", Why: "shows who changed each line", guards: gitGuards},
+	{name: "git", sub: "rev-parse", Pattern: "git rev-parse *", Why: "resolves names to object ids", guards: gitGuards},
+	{name: "echo", Pattern: "echo *", Why: "prints its arguments"},
+	{name: "printf", Pattern: "printf *", Why: "prints formatted text", guards: []guardID{guardPrintfV}},
+	{name: "true", Pattern: "true *", Why: "does nothing"},
+	{name: "false", Pattern: "false *", Why: "does nothing"},
+	{name: ":", Pattern: ": *", Why: "does nothing"},
+	{name: "test", Pattern: "test *", Why: "evaluates a condition"},
+	{name: "[", Pattern: "[ *", Why: "evaluates a condition"},
+	{name: "basename", Pattern: "basename *", Why: "prints part of a path"},
+	{name: "dirname", Pattern: "dirname *", Why: "prints part of a path"},
+	{name: "realpath", Pattern: "realpath *", Why: "prints a resolved path"},
+	{name: "readlink", Pattern: "readlink *", Why: "prints a link's target"},
+	{name: "sort", Pattern: "sort *", Why: "sorts text to standard output", guards: []guardID{guardSortOutput, guardSortCompress}},
+	{name: "uniq", Pattern: "uniq *", Why: "filters repeated lines to standard output", guards: []guardID{guardUniqOutput}},
+	{name: "cut", Pattern: "cut *", Why: "prints parts of lines"},
+	{name: "tr", Pattern: "tr *", Why: "translates characters"},
+	{name: "jq", Pattern: "jq *", Why: "filters JSON; it cannot write files or run programs"},
+	{name: "find", Pattern: "find *", Why: "lists files", guards: []guardID{guardFindExec, guardFindDelete, guardFindFprint}},
+	{name: "sed", Pattern: "sed *", Why: "prints edited text, in its print-only forms", guards: []guardID{guardSedWrite}},
+	{name: "cd", Pattern: "cd *", Why: "changes the shell's directory; later commands are judged there"},
+	{name: "type", Pattern: "type *", Why: "describes a command name"},
+	{name: "whoami", Pattern: "whoami *", Why: "prints the user name"},
+	{name: "id", Pattern: "id *", Why: "prints user and group ids"},
+	{name: "uname", Pattern: "uname *", Why: "prints system information"},
+	{name: "date", Pattern: "date *", Why: "prints the date", guards: []guardID{guardDateSet}},
+	{name: "nproc", Pattern: "nproc *", Why: "prints the number of CPUs"},
+	{name: "tree", Pattern: "tree *", Why: "lists directories as a tree", guards: []guardID{guardTreeOutput}},
+	{name: "file", Pattern: "file *", Why: "guesses file types", guards: []guardID{guardFileCompile}},
+	{name: "xxd", Pattern: "xxd *", Why: "dumps bytes to standard output", guards: []guardID{guardXxdOutput}},
+	{name: "od", Pattern: "od *", Why: "dumps bytes"},
+	{name: "hexdump", Pattern: "hexdump *", Why: "dumps bytes"},
+	{name: "strings", Pattern: "strings *", Why: "prints the text in binary files"},
+	{name: "base64", Pattern: "base64 *", Why: "encodes and decodes to standard output"},
+	{name: "md5sum", Pattern: "md5sum *", Why: "hashes files"},
+	{name: "sha1sum", Pattern: "sha1sum *", Why: "hashes files"},
+	{name: "sha256sum", Pattern: "sha256sum *", Why: "hashes files"},
+	{name: "sha512sum", Pattern: "sha512sum *", Why: "hashes files"},
+	{name: "cmp", Pattern: "cmp *", Why: "compares files"},
+	{name: "comm", Pattern: "comm *", Why: "compares sorted files"},
+	{name: "nl", Pattern: "nl *", Why: "numbers lines"},
+	{name: "tac", Pattern: "tac *", Why: "prints lines in reverse"},
+	{name: "rev", Pattern: "rev *", Why: "reverses lines"},
+	{name: "seq", Pattern: "seq *", Why: "prints numbers"},
+	{name: "sleep", Pattern: "sleep *", Why: "waits"},
+	{name: "column", Pattern: "column *", Why: "formats columns"},
+	{name: "fold", Pattern: "fold *", Why: "wraps lines"},
+	{name: "paste", Pattern: "paste *", Why: "joins lines"},
+	{name: "printenv", Pattern: "printenv *", Why: "prints the environment"},
+	{name: "exit", Pattern: "exit *", Why: "ends the shell"},
+	{name: "read", Pattern: "read *", Why: "reads a line into shell variables", guards: []guardID{guardReadNames}},
+	{name: "set", Pattern: "set *", Why: "sets shell options that do not change how commands are read", guards: []guardID{guardSetOptions}},
 }
 
-var gitGuards = []string{"git-config", "git-exec-path", "git-other-repo", "git-unknown-option", "git-output", "git-ext-diff", "git-textconv"}
+var gitGuards = []guardID{guardGitConfig, guardGitExecPath, guardGitOtherRepo, guardGitUnknownOption, guardGitOutput, guardGitExtDiff, guardGitTextconv}
+
+// roEntry is a read-only default as the command index holds it: the
+// table's entry, with what is made of it once, on first use, rather than
+// for every segment it covers.
+type roEntry struct {
+	*ReadOnlyCommand
+	// written is its built-in allow rule as written: "shell(git status *)".
+	written string
+	// filter is the filter of its guards; nil when it has none.
+	filter *guardFilter
+}
+
+// allowRule is its built-in allow rule.
+func (e *roEntry) allowRule() rule.Rule {
+	return rule.Rule{Action: rule.Allow, Kind: rule.Shell, Pattern: e.Pattern, Written: e.written, Source: rule.SourceBuiltin, Why: e.Why}
+}
 
 // The read-only defaults that are not commands: a shell variable set, a
 // declaration, [[ ]] and arithmetic.
 var (
-	roAssign = ReadOnlyCommand{Pattern: "name=*", Why: "sets a shell variable with a lower-case name, which no program reads from the environment"}
-	roDecl   = ReadOnlyCommand{Pattern: "local *", Why: "declares shell variables with lower-case names (declare, local, typeset, readonly)"}
-	roTest   = ReadOnlyCommand{Pattern: "[[ * ]]", Why: "evaluates a condition"}
-	roArith  = ReadOnlyCommand{Pattern: "(( * ))", Why: "computes with numbers"}
+	roAssign = roEntry{written: "shell(name=*)", ReadOnlyCommand: &ReadOnlyCommand{Pattern: "name=*",
+		Why: "sets a shell variable with a lower-case name, which no program reads from the environment"}}
+	roDecl = roEntry{written: "shell(local *)", ReadOnlyCommand: &ReadOnlyCommand{Pattern: "local *",
+		Why: "declares shell variables with lower-case names (declare, local, typeset, readonly)"}}
+	roTest  = roEntry{written: "shell([[ * ]])", ReadOnlyCommand: &ReadOnlyCommand{Pattern: "[[ * ]]", Why: "evaluates a condition"}}
+	roArith = roEntry{written: "shell((( * )))", ReadOnlyCommand: &ReadOnlyCommand{Pattern: "(( * ))", Why: "computes with numbers"}}
 )
 
-func init() {
+// readOnlyEntries makes the index's read-only entries: one for each entry
+// of readOnlyTable, in its order, then one for each wrapper that changes
+// nothing itself (its pattern "NAME *", its reason the wrapper's), which
+// covers the wrapper as a segment (the command it runs is judged on its
+// own). The rules' texts share one string and the entries with the same
+// guards one filter: a few allocations for all.
+func readOnlyEntries() []roEntry {
+	const pre, post = "shell(", ")"
+	n, size, filters := len(readOnlyTable), 0, 0
 	for i := range readOnlyTable {
-		e := &readOnlyTable[i]
-		if e.sub != "" {
-			e.Pattern = e.name + " " + e.sub + " *"
-		} else {
-			e.Pattern = e.name + " *"
+		size += len(pre) + len(readOnlyTable[i].Pattern) + len(post)
+		if len(readOnlyTable[i].guards) > 0 {
+			filters++
 		}
-		for _, id := range e.guards {
-			e.guardList = append(e.guardList, guardIndex[id])
+	}
+	for i := range wrapperTable {
+		if wrapperTable[i].ReadOnly {
+			n++
+			size += len(pre) + len(wrapperTable[i].Name) + len(" *") + len(post)
 		}
-		e.filter = newGuardFilter(e.guardList)
-		e.allow = builtinRule(rule.Allow, e.Pattern, e.Why)
 	}
-	for _, e := range []*ReadOnlyCommand{&roAssign, &roDecl, &roTest, &roArith} {
-		e.allow = builtinRule(rule.Allow, e.Pattern, e.Why)
+	var b strings.Builder
+	b.Grow(size)
+	for i := range readOnlyTable {
+		b.WriteString(pre)
+		b.WriteString(readOnlyTable[i].Pattern)
+		b.WriteString(post)
 	}
-	for i := range guardTable {
-		g := &guardTable[i]
-		g.ask = builtinRule(rule.Ask, g.Pattern, g.Why)
+	for i := range wrapperTable {
+		if wrapperTable[i].ReadOnly {
+			b.WriteString(pre)
+			b.WriteString(wrapperTable[i].Name)
+			b.WriteString(" *" + post)
+		}
 	}
+	texts := b.String()
+	next := func(patternLen int) string {
+		t := texts[:len(pre)+patternLen+len(post)]
+		texts = texts[len(t):]
+		return t
+	}
+	out := make([]roEntry, 0, n)
+	fs := make([]guardFilter, 0, filters)
+	for i := range readOnlyTable {
+		e := roEntry{ReadOnlyCommand: &readOnlyTable[i], written: next(len(readOnlyTable[i].Pattern))}
+		switch {
+		case len(e.guards) == 0:
+		case i > 0 && slices.Equal(e.guards, readOnlyTable[i-1].guards):
+			e.filter = out[i-1].filter
+		default:
+			fs = append(fs, newGuardFilter(e.guards))
+			e.filter = &fs[len(fs)-1]
+		}
+		out = append(out, e)
+	}
+	wro := make([]ReadOnlyCommand, 0, n-len(readOnlyTable))
+	for i := range wrapperTable {
+		if ws := &wrapperTable[i]; ws.ReadOnly {
+			written := next(len(ws.Name) + len(" *"))
+			wro = append(wro, ReadOnlyCommand{Pattern: written[len(pre) : len(written)-len(post)], Why: ws.Why, name: ws.Name})
+			out = append(out, roEntry{ReadOnlyCommand: &wro[len(wro)-1], written: written})
+		}
+	}
+	return out
 }
 
-// wrapperReadOnly holds, for each wrapper that changes nothing itself, the
-// read-only default that covers it as a segment (the command it runs is
-// judged on its own).
-var wrapperReadOnly = func() map[string]*ReadOnlyCommand {
-	m := map[string]*ReadOnlyCommand{}
-	for _, ws := range wrapperTable {
-		if ws.ReadOnly {
-			e := &ReadOnlyCommand{Pattern: ws.Name + " *", Why: ws.Why, name: ws.Name}
-			e.allow = builtinRule(rule.Allow, e.Pattern, e.Why)
-			m[ws.Name] = e
-		}
+// wrapperReadOnlyOf is the read-only default of the wrapper of that name, if
+// it changes nothing itself.
+func wrapperReadOnlyOf(name string) *roEntry {
+	if name == "" {
+		return nil
 	}
-	return m
-}()
-
-var readOnlyIndex = func() map[string][]*ReadOnlyCommand {
-	m := map[string][]*ReadOnlyCommand{}
-	for i := range readOnlyTable {
-		e := &readOnlyTable[i]
-		m[e.name] = append(m[e.name], e)
+	if ci := commandIndex()[name]; ci != nil {
+		return ci.wrapperRO
 	}
-	return m
-}()
+	return nil
+}
 
 // ReadOnlyCommands returns the table of read-only defaults.
 func ReadOnlyCommands() []ReadOnlyCommand {
 	out := append([]ReadOnlyCommand(nil), readOnlyTable...)
-	return append(out, roAssign, roDecl, roTest, roArith)
+	return append(out, *roAssign.ReadOnlyCommand, *roDecl.ReadOnlyCommand, *roTest.ReadOnlyCommand, *roArith.ReadOnlyCommand)
 }
 
 // Guards returns the table of guards.
-func Guards() []Guard { return append([]Guard(nil), guardTable...) }
+func Guards() []Guard { return append([]Guard(nil), guardTable[:]...) }
 
 // BuiltinRules returns the read-only defaults as allow rules and the guards
 // as ask rules, of source built-in, with why each exists: what `guard rules
@@ -305,9 +390,9 @@ func builtinRule(a rule.Action, pattern, why string) rule.Rule {
 
 // roResult is how the read-only defaults judge a segment.
 type roResult struct {
-	entry  *ReadOnlyCommand // the default that covers the command; nil if none
-	guard  *Guard           // the guard that keeps it from covering this use
-	detail string           // what the guard found
+	entry  *roEntry // the default that covers the command; nil if none
+	guard  *Guard   // the guard that keeps it from covering this use
+	detail string   // what the guard found
 }
 
 func (r roResult) covered() bool { return r.entry != nil && r.guard == nil }
@@ -315,17 +400,20 @@ func (r roResult) covered() bool { return r.entry != nil && r.guard == nil }
 // safeAssignTable lists the variables that may be set for a read-only
 // command: none of them makes a program run another. Values, where given,
 // are the only ones allowed.
-var safeAssignTable = map[string][]string{
-	"LANG":      nil, // the locale
-	"LANGUAGE":  nil,
-	"LC_ALL":    nil,
-	"TZ":        nil, // the time zone
-	"NO_COLOR":  nil, // colour off
-	"CLICOLOR":  nil,
-	"COLUMNS":   nil, // the terminal's width
-	"LINES":     nil,
-	"PAGER":     {"cat", ""}, // a pager that only prints
-	"GIT_PAGER": {"cat", ""},
+var safeAssignTable = []struct {
+	name   string
+	values []string
+}{
+	{"LANG", nil}, // the locale
+	{"LANGUAGE", nil},
+	{"LC_ALL", nil},
+	{"TZ", nil},       // the time zone
+	{"NO_COLOR", nil}, // colour off
+	{"CLICOLOR", nil},
+	{"COLUMNS", nil}, // the terminal's width
+	{"LINES", nil},
+	{"PAGER", []string{"cat", ""}}, // a pager that only prints
+	{"GIT_PAGER", []string{"cat", ""}},
 }
 
 func safeAssign(a Assign) bool {
@@ -333,36 +421,48 @@ func safeAssign(a Assign) bool {
 	if strings.HasPrefix(name, "LC_") && isName(name) {
 		name = "LC_ALL"
 	}
-	values, ok := safeAssignTable[name]
-	if !ok {
-		return false
+	for _, e := range safeAssignTable {
+		if e.name != name {
+			continue
+		}
+		if e.values == nil {
+			return true
+		}
+		v, ok := a.Value.Literal()
+		return ok && containsString(e.values, v)
 	}
-	if values == nil {
-		return true
-	}
-	v, ok := a.Value.Literal()
-	return ok && containsString(values, v)
+	return false
 }
 
 // unsafeLowerNames are lower-case variables that programs do read from the
 // environment.
-var unsafeLowerNames = map[string]string{
-	"http_proxy":  "sends HTTP traffic through a proxy",
-	"https_proxy": "sends HTTPS traffic through a proxy",
-	"ftp_proxy":   "sends FTP traffic through a proxy",
-	"all_proxy":   "sends traffic through a proxy",
-	"no_proxy":    "changes which hosts bypass the proxy",
+var unsafeLowerNames = []reason{
+	{"http_proxy", "sends HTTP traffic through a proxy"},
+	{"https_proxy", "sends HTTPS traffic through a proxy"},
+	{"ftp_proxy", "sends FTP traffic through a proxy"},
+	{"all_proxy", "sends traffic through a proxy"},
+	{"no_proxy", "changes which hosts bypass the proxy"},
 }
 
 // shellVariable reports whether a bare assignment sets only a shell variable:
 // a lower-case name no program reads from the environment.
 func shellVariable(name string) bool {
 	name = baseName(name)
-	if !isName(name) || strings.ToLower(name) != name {
+	if !isName(name) || hasUpperASCII(name) {
 		return false
 	}
-	_, unsafe := unsafeLowerNames[name]
+	_, unsafe := reasonFor(unsafeLowerNames, name)
 	return !unsafe
+}
+
+// hasUpperASCII reports whether s holds an ASCII upper-case letter.
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnlyOf judges a segment by the read-only defaults.
@@ -371,7 +471,7 @@ func readOnlyOf(s *Segment, opts Options) roResult {
 	case segAssign:
 		for _, a := range s.Assigns {
 			if !shellVariable(a.Name) {
-				return roResult{entry: &roAssign, guard: guardIndex["assignment"], detail: a.Name}
+				return roResult{entry: &roAssign, guard: guardAssignment.guard(), detail: a.Name}
 			}
 		}
 		return roResult{entry: &roAssign}
@@ -386,30 +486,30 @@ func readOnlyOf(s *Segment, opts Options) roResult {
 	if !ok {
 		return roResult{}
 	}
-	var entry *ReadOnlyCommand
-	if e := wrapperReadOnly[s.Wrapper]; s.Wrapper != "" && e != nil {
+	var entry *roEntry
+	if e := wrapperReadOnlyOf(s.Wrapper); e != nil {
 		entry = e
 	} else if entry = lookupReadOnly(s.command(name).readOnly, s.Words); entry == nil {
 		return roResult{}
 	}
 	res := roResult{entry: entry}
 	if strings.Contains(name, "/") {
-		res.guard, res.detail = guardIndex["path-command"], name
+		res.guard, res.detail = guardPathCommand.guard(), name
 		return res
 	}
 	for _, a := range s.Assigns {
 		if !safeAssign(a) {
-			id := "assignment"
+			id := guardAssignment
 			if a.Name == "RIPGREP_CONFIG_PATH" {
-				id = "rg-config"
+				id = guardRgConfig
 			}
-			res.guard, res.detail = guardIndex[id], a.Name+"="+a.Value.String()
+			res.guard, res.detail = id.guard(), a.Name+"="+a.Value.String()
 			return res
 		}
 	}
 	for _, f := range s.Files {
 		if !f.Redirect && (f.Op == rule.Write || f.Op == rule.Delete) {
-			res.guard, res.detail = guardIndex["writes-file"], f.By+" "+f.Path.String()
+			res.guard, res.detail = guardWritesFile.guard(), f.By+" "+f.Path.String()
 			return res
 		}
 	}
@@ -424,12 +524,12 @@ func readOnlyOf(s *Segment, opts Options) roResult {
 
 // lookupReadOnly finds the read-only default for a command among the
 // entries of its name: for git, by the subcommand after its global options.
-func lookupReadOnly(entries []*ReadOnlyCommand, words []Word) *ReadOnlyCommand {
+func lookupReadOnly(entries []roEntry, words []Word) *roEntry {
 	if len(entries) == 0 {
 		return nil
 	}
 	if entries[0].sub == "" {
-		return entries[0]
+		return &entries[0]
 	}
 	r := gitGlobalOpts.parse(words[1:], true, false)
 	if r.end >= len(words)-1 {
@@ -439,9 +539,9 @@ func lookupReadOnly(entries []*ReadOnlyCommand, words []Word) *ReadOnlyCommand {
 	if !ok {
 		return nil
 	}
-	for _, e := range entries {
-		if e.sub == sub {
-			return e
+	for i := range entries {
+		if entries[i].sub == sub {
+			return &entries[i]
 		}
 	}
 	return nil
@@ -450,26 +550,26 @@ func lookupReadOnly(entries []*ReadOnlyCommand, words []Word) *ReadOnlyCommand {
 func readOnlyDecl(s *Segment) roResult {
 	variant, _ := s.Name()
 	if variant == "export" {
-		return roResult{entry: &roDecl, guard: guardIndex["declare-export"], detail: "export"}
+		return roResult{entry: &roDecl, guard: guardDeclareExport.guard(), detail: "export"}
 	}
 	for _, wd := range s.Words[1:] {
 		head, _ := literalHead(wd)
 		if strings.HasPrefix(head, "-") || strings.HasPrefix(head, "+") {
 			if strings.ContainsAny(head[1:], "xniIgtuclF") && head[0] == '-' {
-				return roResult{entry: &roDecl, guard: guardIndex["declare-export"], detail: head}
+				return roResult{entry: &roDecl, guard: guardDeclareExport.guard(), detail: head}
 			}
 			continue
 		}
 		name, _, _ := strings.Cut(head, "=")
 		if !shellVariable(name) {
-			return roResult{entry: &roDecl, guard: guardIndex["declare-export"], detail: name}
+			return roResult{entry: &roDecl, guard: guardDeclareExport.guard(), detail: name}
 		}
 	}
 	return roResult{entry: &roDecl}
 }
 
 // guardHit finds the first guard of entry that the segment's words hit.
-func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string) {
+func guardHit(entry *roEntry, s *Segment, opts Options) (*Guard, string) {
 	args := s.Words[1:]
 	if entry.name == "git" {
 		if g, d := gitGlobalGuard(args, s.Dirs, opts); g != nil {
@@ -480,21 +580,22 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 	}
 	if entry.name == "sed" {
 		if why := sedNotPrintOnly(args); why != "" {
-			return guardIndex["sed-write"], why
+			return guardSedWrite.guard(), why
 		}
 		return nil, ""
 	}
 	if entry.name == "read" {
-		b := builtinTable["read"]
-		r := b.opts.parse(args, false, false)
+		b := lookupCommand("read").builtin
+		var sc optScratch
+		r := b.opts.parseIn(&sc, args, false, false)
 		for _, o := range r.values(b.names...) {
 			if n, _ := o.value.Literal(); !shellVariable(n) {
-				return guardIndex["read-names"], n
+				return guardReadNames.guard(), n
 			}
 		}
 		for _, i := range r.operands {
 			if n, _ := args[i].Literal(); !shellVariable(n) {
-				return guardIndex["read-names"], args[i].String()
+				return guardReadNames.guard(), args[i].String()
 			}
 		}
 		return nil, ""
@@ -503,7 +604,7 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 		for _, a := range args {
 			v, ok := a.Literal()
 			if !ok {
-				return guardIndex["set-options"], a.String()
+				return guardSetOptions.guard(), a.String()
 			}
 			if v == "--" || (!strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+")) {
 				break
@@ -512,26 +613,27 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 				continue
 			}
 			if strings.Trim(v[1:], "euxvfCETo") != "" {
-				return guardIndex["set-options"], v
+				return guardSetOptions.guard(), v
 			}
 		}
 		for i, a := range args {
 			v, _ := a.Literal()
 			if (v == "-o" || v == "+o") && i+1 < len(args) {
 				o, _ := args[i+1].Literal()
-				if _, safe := safeShellOptions[o]; !safe {
-					return guardIndex["set-options"], v + " " + o
+				if !safeShellOption(o) {
+					return guardSetOptions.guard(), v + " " + o
 				}
 			}
 		}
 		return nil, ""
 	}
 	operands := 0
+	filter := entry.filter
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		head, whole := literalHead(a)
 		if !whole && (head == "" || strings.HasPrefix(head, "-")) {
-			return guardIndex["dynamic-argument"], a.String()
+			return guardDynamicArgument.guard(), a.String()
 		}
 		if head == "--" && whole {
 			operands += len(args) - i - 1
@@ -539,13 +641,14 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 		}
 		matched := false
 		gw := readGuardWord(head)
-		if !entry.filter.mayHit(gw) {
+		if !filter.mayHit(gw) {
 			if !strings.HasPrefix(head, "-") || head == "-" {
 				operands++
 			}
 			continue
 		}
-		for _, g := range entry.guardList {
+		for _, id := range entry.guards {
+			g := id.guard()
 			if g.hits(gw) {
 				return g, head
 			}
@@ -557,11 +660,12 @@ func guardHit(entry *ReadOnlyCommand, s *Segment, opts Options) (*Guard, string)
 			operands++
 		}
 	}
-	for _, g := range entry.guardList {
-		if g.operands > 0 {
-			if fc := fileTableIndex[entry.name]; fc != nil {
+	for _, id := range entry.guards {
+		if g := id.guard(); g.operands > 0 {
+			if fc := lookupCommand(entry.name).files; fc != nil {
 				// Count operands as the tool does, skipping option values.
-				operands = len(fc.opts.parse(args, false, false).operands)
+				var sc optScratch
+				operands = len(fc.opts.parseIn(&sc, args, false, false).operands)
 			}
 			if operands > g.operands {
 				return g, "a second operand"
@@ -625,21 +729,21 @@ var gitGlobalOpts = optSpec{flags: "pPvh", args: "Cc", exact: true,
 func gitGlobalGuard(args []Word, dirs Dirs, opts Options) (*Guard, string) {
 	r := gitGlobalOpts.parse(args, true, true)
 	if r.err != "" {
-		return guardIndex["git-unknown-option"], r.err
+		return guardGitUnknownOption.guard(), r.err
 	}
 	for _, o := range r.opts {
 		switch o.name {
 		case "-c", "--config-env":
-			return guardIndex["git-config"], o.name + " " + o.value.String()
+			return guardGitConfig.guard(), o.name + " " + o.value.String()
 		case "--exec-path":
 			if o.has {
-				return guardIndex["git-exec-path"], o.name + "=" + o.value.String()
+				return guardGitExecPath.guard(), o.name + "=" + o.value.String()
 			}
 		case "--git-dir", "--work-tree":
-			return guardIndex["git-other-repo"], o.name + " " + o.value.String()
+			return guardGitOtherRepo.guard(), o.name + " " + o.value.String()
 		case "-C":
 			if !insideWorkspace(o.value, dirs, opts) {
-				return guardIndex["git-other-repo"], "-C " + o.value.String()
+				return guardGitOtherRepo.guard(), "-C " + o.value.String()
 			}
 			dirs = dirsAfter(o.value, dirs, opts)
 		}
@@ -647,7 +751,7 @@ func gitGlobalGuard(args []Word, dirs Dirs, opts Options) (*Guard, string) {
 	if opts.Workspace != "" && !dirsInside(dirs, opts.Workspace) {
 		// git run outside the workspace reads that repository's
 		// configuration.
-		return guardIndex["git-other-repo"], "git run outside the workspace"
+		return guardGitOtherRepo.guard(), "git run outside the workspace"
 	}
 	return nil, ""
 }

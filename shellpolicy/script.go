@@ -291,3 +291,19 @@ type Options struct {
 	// or "sh" (POSIX, as dash reads it).
 	Dialect string
 }
+
+// reason is an entry of a small table of names: the name, and why it is
+// there. The tables are short and static, so they are slices the compiler
+// lays out, looked up by a scan, rather than maps built when the package
+// starts.
+type reason struct{ name, why string }
+
+// reasonFor is why name is in list, if it is.
+func reasonFor(list []reason, name string) (string, bool) {
+	for i := range list {
+		if list[i].name == name {
+			return list[i].why, true
+		}
+	}
+	return "", false
+}

@@ -6,18 +6,22 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// sedPrintOpts are the sed options with which it still only prints.
-var sedPrintOpts = map[string]bool{
-	"-n": true, "--quiet": true, "--silent": true,
-	"-E": true, "-r": true, "--regexp-extended": true,
-	"-s": true, "--separate": true,
-	"-u": true, "--unbuffered": true,
-	"-z": true, "--null-data": true,
-	"--posix": true, "--debug": true, "--sandbox": true,
+// sedPrintOpt reports whether a sed option leaves it only printing.
+func sedPrintOpt(opt string) bool {
+	switch opt {
+	case "-n", "--quiet", "--silent",
+		"-E", "-r", "--regexp-extended",
+		"-s", "--separate",
+		"-u", "--unbuffered",
+		"-z", "--null-data",
+		"--posix", "--debug", "--sandbox":
+		return true
+	}
+	return false
 }
 
 // sedNotPrintOnly says why a sed command may do more than print, or "" when
-// it only prints: options among sedPrintOpts and scripts made only of
+// it only prints: options among sedPrintOpt's and scripts made only of
 // addresses and the commands p, P, =, l, d, D, q, Q, n, N, g, G, h, H, x, y,
 // { } and s/// without the w and e flags.
 func sedNotPrintOnly(args []Word) string {
@@ -46,7 +50,7 @@ func sedNotPrintOnly(args []Word) string {
 			scripts = append(scripts, strings.TrimPrefix(s, "--expression="))
 			operandScript = false
 		case strings.HasPrefix(s, "--"):
-			if !sedPrintOpts[s] {
+			if !sedPrintOpt(s) {
 				return "the option " + s
 			}
 		case strings.HasPrefix(s, "-") && len(s) > 1:
@@ -68,7 +72,7 @@ func sedNotPrintOnly(args []Word) string {
 					operandScript = false
 					break
 				}
-				if !sedPrintOpts["-"+string(c)] {
+				if !sedPrintOpt("-" + string(c)) {
 					return "the option -" + string(c)
 				}
 			}

@@ -246,7 +246,7 @@ func (p Policy) judgeSegment(seg *Segment, facts ruleFacts, rules *ruleCopies, s
 	set := func(d rule.Action, reason string, h *rule.Hit, detail string) {
 		sv.Decision, sv.Reason, sv.Detail = d, reason, detail
 		if h != nil {
-			sv.Rule, sv.Match = rules.keep(*h.Rule), h.Match
+			sv.Rule, sv.Match = rules.keep(h.Rule), h.Match
 		}
 	}
 	switch {
@@ -297,7 +297,7 @@ func (p Policy) judgeSegment(seg *Segment, facts ruleFacts, rules *ruleCopies, s
 		set(rule.Allow, ReasonRuleAllow, allowed, "")
 		return classAllow
 	}
-	sv.Decision, sv.Reason, sv.Rule, sv.Match = rule.Allow, ReasonReadOnly, seg.ro.entry.allowRule(rules), rule.MatchPrefix
+	sv.Decision, sv.Reason, sv.Rule, sv.Match = rule.Allow, ReasonReadOnly, rules.keepAllow(seg.ro.entry), rule.MatchPrefix
 	return classAllow
 }
 
@@ -308,28 +308,28 @@ func (p Policy) judgeSegment(seg *Segment, facts ruleFacts, rules *ruleCopies, s
 // valid.
 type ruleCopies []rule.Rule
 
-func (c *ruleCopies) keep(r rule.Rule) *rule.Rule {
+// keep copies *r into c. (r is a pointer: a Rule taken by value and
+// returned by address would be moved to the heap on every call, not only on
+// the path that returns it.)
+func (c *ruleCopies) keep(r *rule.Rule) *rule.Rule {
 	if len(*c) == cap(*c) {
-		return &r // cannot happen: one rule per segment at most
+		cp := *r // cannot happen: one rule per segment at most
+		return &cp
 	}
-	*c = append(*c, r)
+	*c = append(*c, *r)
 	return &(*c)[len(*c)-1]
 }
 
-// allowRule is a copy of the built-in allow rule of a read-only default.
-func (e *ReadOnlyCommand) allowRule(c *ruleCopies) *rule.Rule {
-	if e.allow.Written == "" {
-		return c.keep(builtinRule(rule.Allow, e.Pattern, e.Why))
-	}
-	return c.keep(e.allow)
+// keepAllow is a copy of the built-in allow rule of a read-only default.
+func (c *ruleCopies) keepAllow(e *roEntry) *rule.Rule {
+	r := e.allowRule()
+	return c.keep(&r)
 }
 
 // askRule is a copy of the built-in ask rule of a guard.
 func (g *Guard) askRule(c *ruleCopies) *rule.Rule {
-	if g.ask.Written == "" {
-		return c.keep(builtinRule(rule.Ask, g.Pattern, g.Why))
-	}
-	return c.keep(g.ask)
+	r := builtinRule(rule.Ask, g.Pattern, g.Why)
+	return c.keep(&r)
 }
 
 // readingNote says which reading a rule matched, when it is not the

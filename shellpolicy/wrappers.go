@@ -31,7 +31,7 @@ type Wrapper struct {
 	ReadOnly bool
 	Why      string
 
-	opts         optSpec
+	opts         *optSpec // nil: it takes no options
 	mode         wrapMode
 	operands     int      // words between its options and the command (timeout's DURATION)
 	assigns      bool     // NAME=VALUE words may come before the command (env, sudo)
@@ -59,62 +59,62 @@ type Wrapper struct {
 var wrapperTable = []Wrapper{
 	{Name: "env", How: "options, NAME=VALUE assignments, then the command; -S splits a string into the command", ReadOnly: true,
 		Why: "sets the environment and directory of its command; assignments are judged with the command",
-		opts: optSpec{flags: "i0v", args: "uCSa",
+		opts: &optSpec{flags: "i0v", args: "uCSa",
 			long:    []string{"ignore-environment", "null", "debug", "list-signal-handling", "help", "version"},
 			longArg: []string{"unset", "chdir", "split-string", "argv0"},
 			longOpt: []string{"block-signal", "default-signal", "ignore-signal"}},
 		assigns: true, dirOpts: []string{"-C", "--chdir"}, splitOpts: []string{"-S", "--split-string"}},
 	{Name: "command", How: "its options, then the command (with -v or -V it only describes it)", ReadOnly: true,
 		Why:  "runs its command bypassing functions, nothing else",
-		opts: optSpec{flags: "pvV", exact: true}, noCommand: []string{"-v", "-V"}},
+		opts: &optSpec{flags: "pvV", exact: true}, noCommand: []string{"-v", "-V"}},
 	{Name: "builtin", How: "the builtin named by its first word", ReadOnly: true,
-		Why: "runs a shell builtin, nothing else", opts: optSpec{exact: true}},
+		Why: "runs a shell builtin, nothing else", opts: &optSpec{exact: true}},
 	{Name: "exec", How: "its options, then the command that replaces the shell", ReadOnly: true,
 		Why:  "replaces the shell with its command, nothing else",
-		opts: optSpec{flags: "cl", args: "a", exact: true}},
+		opts: &optSpec{flags: "cl", args: "a", exact: true}},
 	{Name: "nice", How: "its options (-n N, -N), then the command", ReadOnly: true,
 		Why:  "lowers its command's priority, nothing else",
-		opts: optSpec{args: "n", numeric: true, long: []string{"help", "version"}, longArg: []string{"adjustment"}}},
+		opts: &optSpec{args: "n", numeric: true, long: []string{"help", "version"}, longArg: []string{"adjustment"}}},
 	{Name: "nohup", How: "the command, after --help/--version at most",
 		Why:  "writes nohup.out when its output is a terminal",
-		opts: optSpec{long: []string{"help", "version"}}},
+		opts: &optSpec{long: []string{"help", "version"}}},
 	{Name: "timeout", How: "its options, the duration, then the command", ReadOnly: true,
 		Why:      "limits its command's run time, nothing else",
-		opts:     optSpec{flags: "fpv", args: "ks", long: []string{"foreground", "preserve-status", "verbose", "help", "version"}, longArg: []string{"kill-after", "signal"}},
+		opts:     &optSpec{flags: "fpv", args: "ks", long: []string{"foreground", "preserve-status", "verbose", "help", "version"}, longArg: []string{"kill-after", "signal"}},
 		operands: 1},
 	{Name: "time", How: "its options (GNU time), then the command", ReadOnly: true,
 		Why:       "measures its command; -o writes a file, which is judged as a write",
-		opts:      optSpec{flags: "pavqV", args: "fo", long: []string{"portability", "append", "verbose", "quiet", "help", "version"}, longArg: []string{"format", "output"}},
+		opts:      &optSpec{flags: "pavqV", args: "fo", long: []string{"portability", "append", "verbose", "quiet", "help", "version"}, longArg: []string{"format", "output"}},
 		writeOpts: []string{"-o", "--output"}},
 	{Name: "stdbuf", How: "its buffering options, then the command", ReadOnly: true,
 		Why:  "sets its command's stream buffering, nothing else",
-		opts: optSpec{args: "ioe", long: []string{"help", "version"}, longArg: []string{"input", "output", "error"}}},
+		opts: &optSpec{args: "ioe", long: []string{"help", "version"}, longArg: []string{"input", "output", "error"}}},
 	{Name: "ionice", How: "its options, then the command (with -p, -P or -u it acts on running processes)", ReadOnly: true,
 		Why:       "sets its command's I/O priority, nothing else",
-		opts:      optSpec{flags: "thV", args: "cnpPu", long: []string{"ignore", "help", "version"}, longArg: []string{"class", "classdata", "pid", "pgid", "uid"}},
+		opts:      &optSpec{flags: "thV", args: "cnpPu", long: []string{"ignore", "help", "version"}, longArg: []string{"class", "classdata", "pid", "pgid", "uid"}},
 		noCommand: []string{"-p", "-P", "-u", "--pid", "--pgid", "--uid"}},
 	{Name: "setsid", How: "its options, then the command", ReadOnly: true,
 		Why:  "runs its command in a new session, nothing else",
-		opts: optSpec{flags: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}},
+		opts: &optSpec{flags: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}},
 	{Name: "chrt", How: "its options, the priority, then the command (with -p or -m no command)", ReadOnly: true,
 		Why:      "sets its command's scheduling policy, nothing else",
-		opts:     optSpec{flags: "abdefimoprRvhV", args: "TPD", long: []string{"all-tasks", "batch", "deadline", "ext", "fifo", "idle", "max", "other", "pid", "rr", "reset-on-fork", "verbose", "help", "version"}, longArg: []string{"sched-runtime", "sched-period", "sched-deadline"}},
+		opts:     &optSpec{flags: "abdefimoprRvhV", args: "TPD", long: []string{"all-tasks", "batch", "deadline", "ext", "fifo", "idle", "max", "other", "pid", "rr", "reset-on-fork", "verbose", "help", "version"}, longArg: []string{"sched-runtime", "sched-period", "sched-deadline"}},
 		operands: 1, noCommand: []string{"-p", "--pid", "-m", "--max"}},
 	{Name: "taskset", How: "its options, the CPU mask, then the command (with -p no command)", ReadOnly: true,
 		Why:      "pins its command to CPUs, nothing else",
-		opts:     optSpec{flags: "acphV", long: []string{"all-tasks", "cpu-list", "pid", "help", "version"}},
+		opts:     &optSpec{flags: "acphV", long: []string{"all-tasks", "cpu-list", "pid", "help", "version"}},
 		operands: 1, noCommand: []string{"-p", "--pid"}},
 	{Name: "flock", How: "its options, the lock file, then the command or -c STRING run by sh",
 		Why:      "creates its lock file",
-		opts:     optSpec{flags: "sxeunoFvhV", args: "wEc", long: []string{"shared", "exclusive", "unlock", "nonblock", "nb", "close", "no-fork", "verbose", "help", "version"}, longArg: []string{"wait", "timeout", "conflict-exit-code", "command"}},
+		opts:     &optSpec{flags: "sxeunoFvhV", args: "wEc", long: []string{"shared", "exclusive", "unlock", "nonblock", "nb", "close", "no-fork", "verbose", "help", "version"}, longArg: []string{"wait", "timeout", "conflict-exit-code", "command"}},
 		operands: 1, operandWrite: true, codeOpts: []string{"-c", "--command"}, lang: syntax.LangPOSIX},
 	{Name: "watch", How: "its options, then the command's words joined and run by sh -c (with -x run as they are)",
 		Why:        "runs its command again and again",
-		opts:       optSpec{flags: "bcCegprtwxhv", args: "nqs", optArgs: "d", long: []string{"beep", "color", "no-color", "errexit", "chgexit", "precise", "no-rerun", "no-title", "no-wrap", "exec", "help", "version"}, longArg: []string{"interval", "equexit", "shotsdir"}, longOpt: []string{"differences"}},
+		opts:       &optSpec{flags: "bcCegprtwxhv", args: "nqs", optArgs: "d", long: []string{"beep", "color", "no-color", "errexit", "chgexit", "precise", "no-rerun", "no-title", "no-wrap", "exec", "help", "version"}, longArg: []string{"interval", "equexit", "shotsdir"}, longOpt: []string{"differences"}},
 		joinUnless: "-x", lang: syntax.LangPOSIX},
 	{Name: "sudo", How: "its options, NAME=VALUE assignments, then the command (with -s or -i joined and run by a shell)",
 		Why: "runs its command as another user",
-		opts: optSpec{flags: "ABbEeHiKklNnPSsVv", args: "aCcDgpRrTtUu", optArgs: "h",
+		opts: &optSpec{flags: "ABbEeHiKklNnPSsVv", args: "aCcDgpRrTtUu", optArgs: "h",
 			long:    []string{"askpass", "bell", "background", "edit", "help", "set-home", "login", "remove-timestamp", "reset-timestamp", "list", "non-interactive", "no-update", "preserve-groups", "stdin", "shell", "validate", "version"},
 			longArg: []string{"auth-type", "close-from", "login-class", "chdir", "group", "prompt", "chroot", "role", "type", "command-timeout", "other-user", "user"},
 			longOpt: []string{"preserve-env", "host"}},
@@ -122,34 +122,34 @@ var wrapperTable = []Wrapper{
 		dirOpts: []string{"-D", "--chdir"}, rootOpts: []string{"-R", "--chroot"}, joinOpts: []string{"-s", "--shell", "-i", "--login"}, lang: syntax.LangBash},
 	{Name: "doas", How: "its options, then the command (with -s a shell reading standard input)",
 		Why:  "runs its command as another user",
-		opts: optSpec{flags: "nsL", args: "uC", exact: true}, noCommand: []string{"-C", "-L"}, joinOpts: []string{"-s"}, lang: syntax.LangBash},
+		opts: &optSpec{flags: "nsL", args: "uC", exact: true}, noCommand: []string{"-C", "-L"}, joinOpts: []string{"-s"}, lang: syntax.LangBash},
 	{Name: "su", How: "its options, the user, and -c STRING run by the user's shell; with no -c, a shell reading standard input", shellUnlessCode: true,
 		Why:      "runs a shell as another user",
-		opts:     optSpec{flags: "lmpfPhV", args: "cgGsw", long: []string{"login", "preserve-environment", "fast", "pty", "help", "version"}, longArg: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
+		opts:     &optSpec{flags: "lmpfPhV", args: "cgGsw", long: []string{"login", "preserve-environment", "fast", "pty", "help", "version"}, longArg: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
 		codeOpts: []string{"-c", "--command", "--session-command"}, lang: syntax.LangBash},
 	{Name: "chroot", How: "its options, the new root, then the command (a shell when none)",
 		Why:      "runs its command under another root",
-		opts:     optSpec{long: []string{"skip-chdir", "help", "version"}, longArg: []string{"userspec", "groups"}},
+		opts:     &optSpec{long: []string{"skip-chdir", "help", "version"}, longArg: []string{"userspec", "groups"}},
 		operands: 1, needsCommand: true, anyRoot: true},
 	{Name: "script", How: "-c STRING is run by the shell (the typescript file is written); with no -c, a shell reading standard input", shellUnlessCode: true,
 		Why:      "records a terminal session to a file",
-		opts:     optSpec{flags: "aefqhVE", args: "cTBIOmo", optArgs: "t", long: []string{"append", "return", "flush", "force", "quiet", "help", "version"}, longArg: []string{"command", "log-in", "log-out", "log-io", "log-timing", "logging-format", "echo", "output-limit"}, longOpt: []string{"timing"}},
+		opts:     &optSpec{flags: "aefqhVE", args: "cTBIOmo", optArgs: "t", long: []string{"append", "return", "flush", "force", "quiet", "help", "version"}, longArg: []string{"command", "log-in", "log-out", "log-io", "log-timing", "logging-format", "echo", "output-limit"}, longOpt: []string{"timing"}},
 		codeOpts: []string{"-c", "--command"}, lang: syntax.LangBash},
 	{Name: "unshare", How: "its options, then the command (a shell when none)",
 		Why:          "runs its command in new namespaces",
-		opts:         optSpec{flags: "fhVmuinpCTUrcl", args: "RwSG", long: []string{"fork", "map-root-user", "map-current-user", "keep-caps", "help", "version", "load-interp"}, longArg: []string{"root", "wd", "setuid", "setgid", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "monotonic", "boottime"}, longOpt: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "kill-child", "mount-proc", "map-auto"}},
+		opts:         &optSpec{flags: "fhVmuinpCTUrcl", args: "RwSG", long: []string{"fork", "map-root-user", "map-current-user", "keep-caps", "help", "version", "load-interp"}, longArg: []string{"root", "wd", "setuid", "setgid", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "monotonic", "boottime"}, longOpt: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "kill-child", "mount-proc", "map-auto"}},
 		needsCommand: true, rootOpts: []string{"-R", "--root"}, dirOpts: []string{"-w", "--wd"}},
 	{Name: "nsenter", How: "its options, then the command (a shell when none)",
 		Why:          "runs its command in another process's namespaces",
-		opts:         optSpec{flags: "aFhVZ", args: "tGS", optArgs: "muinpUCTrw", long: []string{"all", "no-fork", "preserve-credentials", "follow-context", "help", "version"}, longArg: []string{"target", "setgid", "setuid"}, longOpt: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd"}},
+		opts:         &optSpec{flags: "aFhVZ", args: "tGS", optArgs: "muinpUCTrw", long: []string{"all", "no-fork", "preserve-credentials", "follow-context", "help", "version"}, longArg: []string{"target", "setgid", "setuid"}, longOpt: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd"}},
 		needsCommand: true, anyRoot: true},
 	{Name: "strace", How: "its options, then the command (with -p it attaches to running processes)",
 		Why:       "traces its command; -o writes a file",
-		opts:      optSpec{flags: "cCdDfFhikNnqrtTvVwxyYzZ", args: "aAbeEIoOpPsSuUX", exact: true},
+		opts:      &optSpec{flags: "cCdDfFhikNnqrtTvVwxyYzZ", args: "aAbeEIoOpPsSuUX", exact: true},
 		noCommand: []string{"-p"}, writeOpts: []string{"-o"}},
 	{Name: "xargs", How: "its options, then the command and its fixed arguments, to which it adds words read from standard input (or puts them in place of -I's string)", ReadOnly: true,
 		Why:  "reads words from standard input and runs its command with them; the command is judged with those words unknown",
-		opts: optSpec{flags: "0oprtx", args: "adEILnPs", optArgs: "eil", long: []string{"null", "open-tty", "interactive", "no-run-if-empty", "show-limits", "verbose", "exit", "help", "version"}, longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "process-slot-var", "max-chars"}, longOpt: []string{"eof", "replace", "max-lines"}},
+		opts: &optSpec{flags: "0oprtx", args: "adEILnPs", optArgs: "eil", long: []string{"null", "open-tty", "interactive", "no-run-if-empty", "show-limits", "verbose", "exit", "help", "version"}, longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "process-slot-var", "max-chars"}, longOpt: []string{"eof", "replace", "max-lines"}},
 		mode: modeXargs},
 	{Name: "find", How: "each -exec, -execdir, -ok and -okdir runs the words up to ; or + with {} as each path found",
 		Why: "find is read-only only without its acting options (a guard)", mode: modeFind},
@@ -159,19 +159,19 @@ var wrapperTable = []Wrapper{
 	// The shells: -c STRING is parsed as shell code in their own dialect
 	// (dash and the POSIX shells differ from bash), a script file is read,
 	// and with neither they read commands from standard input.
-	{Name: "bash", How: "-c STRING is parsed as bash; a here-document or here-string on standard input too", Why: "runs shell code", mode: modeShell, opts: bashOpts, lang: syntax.LangBash, dialect: "bash"},
-	{Name: "rbash", How: "as bash", Why: "runs shell code", mode: modeShell, opts: bashOpts, lang: syntax.LangBash, dialect: "bash"},
-	{Name: "sh", How: "-c STRING is parsed as POSIX sh (on Debian, dash)", Why: "runs shell code", mode: modeShell, opts: posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
-	{Name: "dash", How: "-c STRING is parsed as POSIX sh", Why: "runs shell code", mode: modeShell, opts: posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
-	{Name: "ash", How: "-c STRING is parsed as POSIX sh", Why: "runs shell code", mode: modeShell, opts: posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
-	{Name: "posh", How: "-c STRING is parsed as POSIX sh", Why: "runs shell code", mode: modeShell, opts: posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
-	{Name: "ksh", How: "-c STRING is read only when plain (words and ; | & alone, which every shell reads alike)", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
-	{Name: "mksh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
-	{Name: "zsh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
-	{Name: "yash", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
-	{Name: "fish", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
-	{Name: "csh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
-	{Name: "tcsh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "bash", How: "-c STRING is parsed as bash; a here-document or here-string on standard input too", Why: "runs shell code", mode: modeShell, opts: &bashOpts, lang: syntax.LangBash, dialect: "bash"},
+	{Name: "rbash", How: "as bash", Why: "runs shell code", mode: modeShell, opts: &bashOpts, lang: syntax.LangBash, dialect: "bash"},
+	{Name: "sh", How: "-c STRING is parsed as POSIX sh (on Debian, dash)", Why: "runs shell code", mode: modeShell, opts: &posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
+	{Name: "dash", How: "-c STRING is parsed as POSIX sh", Why: "runs shell code", mode: modeShell, opts: &posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
+	{Name: "ash", How: "-c STRING is parsed as POSIX sh", Why: "runs shell code", mode: modeShell, opts: &posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
+	{Name: "posh", How: "-c STRING is parsed as POSIX sh", Why: "runs shell code", mode: modeShell, opts: &posixShellOpts, lang: syntax.LangPOSIX, dialect: "posix"},
+	{Name: "ksh", How: "-c STRING is read only when plain (words and ; | & alone, which every shell reads alike)", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "mksh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "zsh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "yash", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "fish", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "csh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
+	{Name: "tcsh", How: "as ksh", Why: "runs shell code", mode: modeShell, opts: &otherShellOpts, lang: syntax.LangPOSIX, dialect: "plain"},
 }
 
 var (
@@ -185,31 +185,30 @@ var (
 
 // safeShellOptions are the set -o / shopt names with which a shell still
 // reads its commands as guard does.
-var safeShellOptions = map[string]string{
-	"errexit":    "stops at the first failure",
-	"nounset":    "fails on unset variables",
-	"pipefail":   "a pipeline fails with any of its commands",
-	"xtrace":     "traces commands",
-	"verbose":    "echoes input",
-	"noglob":     "turns globbing off (guard already treats globs as unknown)",
-	"noclobber":  "refuses to overwrite files with >",
-	"errtrace":   "traps inherit ERR",
-	"functrace":  "traps inherit DEBUG and RETURN",
-	"extglob":    "extended globs (guard already treats them as unknown)",
-	"globstar":   "** in globs (guard already treats globs as unknown)",
-	"nullglob":   "globs that match nothing vanish (guard already treats globs as unknown)",
-	"dotglob":    "globs match dot files (guard already treats globs as unknown)",
-	"failglob":   "globs that match nothing fail",
-	"nocaseglob": "globs ignore case (guard already treats globs as unknown)",
+var safeShellOptions = []reason{
+	{"errexit", "stops at the first failure"},
+	{"nounset", "fails on unset variables"},
+	{"pipefail", "a pipeline fails with any of its commands"},
+	{"xtrace", "traces commands"},
+	{"verbose", "echoes input"},
+	{"noglob", "turns globbing off (guard already treats globs as unknown)"},
+	{"noclobber", "refuses to overwrite files with >"},
+	{"errtrace", "traps inherit ERR"},
+	{"functrace", "traps inherit DEBUG and RETURN"},
+	{"extglob", "extended globs (guard already treats them as unknown)"},
+	{"globstar", "** in globs (guard already treats globs as unknown)"},
+	{"nullglob", "globs that match nothing vanish (guard already treats globs as unknown)"},
+	{"dotglob", "globs match dot files (guard already treats globs as unknown)"},
+	{"failglob", "globs that match nothing fail"},
+	{"nocaseglob", "globs ignore case (guard already treats globs as unknown)"},
 }
 
-var wrapperIndex = func() map[string]*Wrapper {
-	m := make(map[string]*Wrapper, len(wrapperTable))
-	for i := range wrapperTable {
-		m[wrapperTable[i].Name] = &wrapperTable[i]
-	}
-	return m
-}()
+// safeShellOption reports whether a set -o / shopt name is among
+// safeShellOptions.
+func safeShellOption(name string) bool {
+	_, ok := reasonFor(safeShellOptions, name)
+	return ok
+}
 
 // Wrappers returns the table of commands that run other commands, for the
 // documentation and `guard rules list`.
@@ -398,7 +397,7 @@ func (w *walker) unwrapShell(ws *Wrapper, cmd *command, p *plan) {
 	for _, o := range r.opts {
 		if o.name == "-o" || o.name == "+o" || o.name == "-O" || o.name == "+O" {
 			v, ok := o.value.Literal()
-			if _, safe := safeShellOptions[v]; !ok || !safe {
+			if !ok || !safeShellOption(v) {
 				p.unv = fmt.Sprintf("%s %s %s changes how it reads its commands", ws.Name, o.name, o.value)
 				return
 			}
@@ -573,9 +572,18 @@ func replaceInWord(w Word, s string, with rule.Span) Word {
 	return Word{Text: out, Split: w.Split}
 }
 
-// findActions are find's predicates that run a command, and whether the
-// command runs in the found file's directory.
-var findActions = map[string]bool{"-exec": false, "-ok": false, "-execdir": true, "-okdir": true}
+// findAction reports whether a word is one of find's predicates that run a
+// command (-exec, -ok, -execdir, -okdir), and whether the command runs in
+// the found file's directory (the -dir ones).
+func findAction(s string) (inDir, isAction bool) {
+	switch s {
+	case "-exec", "-ok":
+		return false, true
+	case "-execdir", "-okdir":
+		return true, true
+	}
+	return false, false
+}
 
 func (w *walker) unwrapFind(cmd *command, p *plan) {
 	args := cmd.words[1:]
@@ -601,7 +609,7 @@ func (w *walker) unwrapFind(cmd *command, p *plan) {
 			}
 			continue
 		}
-		inDir, isAction := findActions[s]
+		inDir, isAction := findAction(s)
 		if !isAction {
 			continue
 		}
