@@ -198,3 +198,26 @@ func TestNoRepository(t *testing.T) {
 		t.Fatalf("places %q, want %q", g, want)
 	}
 }
+
+// BenchmarkPlaces: what reading git's configuration costs a guard run, in a
+// repository with a user configuration and no includes.
+func BenchmarkPlaces(b *testing.B) {
+	root := b.TempDir()
+	home := filepath.Join(root, "home")
+	repo := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(repo, ".git", "hooks"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = x\n\temail = x@example.com\n[core]\n\teditor = vim\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = git@example.com:x/y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ps, errs := Places(Options{Dir: repo, Home: home}); len(ps) != 1 || len(errs) > 0 {
+			b.Fatalf("%v %v", ps, errs)
+		}
+	}
+}

@@ -712,3 +712,24 @@ allow = ["shell(bash attack.sh)"]
 		t.Fatalf("a hook was planted in the configured hooks directory: %s", r)
 	}
 }
+
+// TestGitConfigPlacesAreSensitiveAtTheGate: an agent's file tool (guard
+// check, gate, hook) asks before writing what git's configuration names,
+// as it asks for .git/hooks, even in accept-edits and under a broad allow.
+func TestGitConfigPlacesAreSensitiveAtTheGate(t *testing.T) {
+	requirePrograms(t, "git")
+	w := newWorld(t)
+	w.write(".githooks/pre-commit", "#!/bin/sh\n")
+	w.git("config", "core.hooksPath", ".githooks")
+	w.git("config", "filter.x.clean", "./scripts/clean.sh")
+	w.settings(`[permissions]
+allow = ["write(./*)"]
+`)
+	for _, target := range []string{".githooks/pre-commit", ".githooks/post-merge", "scripts/clean.sh"} {
+		r := w.guard("check", "--mode", "accept-edits", "write", target).expect(t, 3)
+		if !strings.Contains(r.stdout, "sensitive") {
+			t.Fatalf("write %s: %s", target, r)
+		}
+	}
+	w.guard("check", "--mode", "accept-edits", "write", "src/main.go").expect(t, 0)
+}

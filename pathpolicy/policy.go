@@ -33,6 +33,12 @@ type Options struct {
 	// state directories, approvals, trust records, audit log and binary.
 	// Reading them is allowed; writing or deleting them is refused.
 	GuardPaths []string
+	// Sensitive, when set, gives sensitive places besides the list's, as
+	// absolute paths: those the user's own configuration names (git's
+	// core.hooksPath, included files, drivers' programs). A write or delete
+	// there asks as on the list's. It is called once, on the first write or
+	// delete checked.
+	Sensitive func() []Location
 }
 
 // Policy decides reads, writes and deletes of paths. It is immutable once
@@ -61,6 +67,10 @@ type Policy struct {
 	guardDirRules map[rule.Kind]*rule.Rule // write(*/.guard) and delete(*/.guard)
 	// naming are, per kind, the allow rules that name a sensitive path.
 	naming map[rule.Kind][]namingRule
+	// allowWrites are the allow rules of writes and deletes that name a
+	// path, for naming the places of moreSens.
+	allowWrites []*rule.Rule
+	moreSens    *moreSensitive // Options.Sensitive; nil without it
 	// known are the home, workspace and writable roots as resolved by New:
 	// resolution starts from them rather than examine their components on
 	// every check. A policy is made for one run, so this trusts them for
@@ -171,11 +181,15 @@ func New(set *rule.Set, o Options) (*Policy, error) {
 		case r.Action != rule.Allow:
 			p.idRules = append(p.idRules, idRule{rule: r, expanded: cenv.ExpandPath(r.Pattern)})
 		case r.Kind != rule.Read:
+			p.allowWrites = append(p.allowWrites, r)
 			if e := sensitiveEntry(cenv.Home, strings.ReplaceAll(cenv.ExpandPath(r.Pattern), "*", "\x00")); e != nil {
 				x := cenv.ExpandPath(r.Pattern)
 				p.naming[r.Kind] = append(p.naming[r.Kind], namingRule{rule: r, glob: rule.CompileGlob(x), match: classify(x), entry: e})
 			}
 		}
+	}
+	if o.Sensitive != nil {
+		p.moreSens = &moreSensitive{get: o.Sensitive}
 	}
 	if err := p.setProtected(o.GuardPaths, canon); err != nil {
 		return nil, err
@@ -328,8 +342,8 @@ func (p *Policy) evaluate(op rule.Kind, rp Path) verdict {
 
 	if op != rule.Read {
 		v.protected, v.protectedWhy = p.protectedHit(op, rp)
-		v.sensitive = sensitiveEntry(p.home, rp.Absolute, rp.Canonical, rp.NoFollow)
-		if v.sensitive != nil && v.m.Allow != nil && !names(v.m.Allow.Rule, v.sensitive, p.sets[0].Env()) {
+		v.sensitive = p.sensitiveAt(rp.Absolute, rp.Canonical, rp.NoFollow)
+		if v.sensitive != nil && v.m.Allow != nil && !p.names(v.m.Allow.Rule, v.sensitive) {
 			v.overridden, v.m.Allow = v.m.Allow, p.namingAllow(op, rp, v.sensitive)
 		}
 	}
@@ -342,7 +356,11 @@ func (p *Policy) namingAllow(op rule.Kind, rp Path, e *SensitiveEntry) *rule.Hit
 	if rp.Unknown != "" {
 		return nil
 	}
-	for _, na := range p.naming[op] {
+	naming := p.naming[op]
+	if m := p.more(); m != nil && len(m.naming[op]) > 0 {
+		naming = append(append([]namingRule{}, naming...), m.naming[op]...)
+	}
+	for _, na := range naming {
 		if na.entry != e || !matchAncestors(na.glob, rp.Canonical, 0) {
 			continue
 		}

@@ -216,12 +216,12 @@ func hasPathPrefix(p, prefix string) bool {
 // (allow write(./.vscode/*) does; allow write(./*) does not): the rule's
 // literal text, with its stars taken as nothing a name could hold, falls
 // under the entry.
-func names(r *rule.Rule, e *SensitiveEntry, env rule.Env) bool {
+func (p *Policy) names(r *rule.Rule, e *SensitiveEntry) bool {
 	if r.Bare {
 		return false
 	}
-	lit := strings.ReplaceAll(env.ExpandPath(r.Pattern), "*", "\x00")
-	return sensitiveEntry(env.Home, lit) == e
+	lit := strings.ReplaceAll(p.sets[0].Env().ExpandPath(r.Pattern), "*", "\x00")
+	return p.sensitiveAt(lit) == e
 }
 
 // SensitivePaths are the concrete places of the sensitive list for this

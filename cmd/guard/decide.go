@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/guard-sh/guard/agents/claudecode"
 	"github.com/guard-sh/guard/config"
@@ -28,8 +29,10 @@ type judge struct {
 	// sensitive memoizes sensitivePaths: one run asks twice (the sandbox's
 	// read-only binds, then the watch).
 	sensitive []pathpolicy.Location
-	// git memoizes gitPlaces.
-	git *gitPlaces
+	// git memoizes gitConfigPlaces (pathpolicy may ask for it, from its
+	// own first write check, as exec does).
+	gitOnce sync.Once
+	git     *gitPlaces
 }
 
 // gitPlaces are the places git's configuration names (gitconfig.Places),
@@ -41,15 +44,25 @@ type gitPlaces struct {
 
 // gitConfigPlaces reads git's configuration for the workspace once per run.
 func (j *judge) gitConfigPlaces() *gitPlaces {
-	if j.git == nil {
+	j.gitOnce.Do(func() {
 		places, problems := gitconfig.Places(gitconfig.Options{
 			Dir:           j.s.Paths.Workspace,
 			Home:          j.s.Paths.Home,
 			XDGConfigHome: os.Getenv("XDG_CONFIG_HOME"),
 		})
 		j.git = &gitPlaces{places: places, problems: problems}
-	}
+	})
 	return j.git
+}
+
+// gitSensitive gives pathpolicy the places git's configuration names, as
+// sensitive as .git/hooks: a write or delete there asks.
+func (j *judge) gitSensitive() []pathpolicy.Location {
+	var out []pathpolicy.Location
+	for _, p := range j.gitConfigPlaces().places {
+		out = append(out, pathpolicy.Location{Path: p.Path, Dir: p.Dir, Why: p.Why})
+	}
+	return out
 }
 
 // sensitivePaths is j.paths.SensitivePaths(), examined once per run.
@@ -70,17 +83,19 @@ func (a *app) newJudge(s *config.Settings, unattended bool) (*judge, int) {
 		return nil, exitConfig
 	}
 	set := rule.NewSet(s.Rules, s.RuleEnv())
+	j := &judge{s: s, set: set, cwd: cwd}
 	pol, err := pathpolicy.New(set, pathpolicy.Options{
 		Home:          s.Paths.Home,
 		Workspace:     s.Paths.Workspace,
 		WritableRoots: s.Sandbox.AllowWrite,
 		GuardPaths:    guardOwnPaths(s),
+		Sensitive:     j.gitSensitive,
 	})
 	if err != nil {
 		a.errorf("%v", err)
 		return nil, exitConfig
 	}
-	j := &judge{s: s, set: set, paths: pol, cwd: cwd}
+	j.paths = pol
 	j.shell = shellpolicy.Policy{
 		Rules:            set,
 		ReadOnlyDefaults: s.ReadOnlyDefaults,
