@@ -46,6 +46,8 @@ var sensitive = []SensitiveEntry{
 	{Path: ".config/git", Dir: true, Home: true, Why: "the user's git configuration (XDG location): the programs of .git/config, for every repository"},
 	{Path: ".husky", Dir: true, Why: "husky's git hooks, run on commit once core.hooksPath points here"},
 	{Path: ".pre-commit-config.yaml", Why: "pre-commit fetches and runs the hooks it lists on every commit"},
+	{Path: ".hg/hgrc", Why: "Mercurial runs the [hooks] it lists on commit, pull and update"},
+	{Path: ".hgrc", Home: true, Why: "the user's Mercurial configuration: hooks and extensions for every repository"},
 
 	// shells and sessions
 	{Path: ".bashrc", Why: "bash runs it at the start of every interactive shell"},
@@ -86,6 +88,9 @@ var sensitive = []SensitiveEntry{
 	{Path: ".emacs", Home: true, Why: "emacs runs it at every start"},
 	{Path: ".emacs.d", Dir: true, Home: true, Why: "emacs runs init.el at every start"},
 	{Path: ".dir-locals.el", Why: "emacs evaluates eval: forms of directory-local variables"},
+	{Path: ".pdbrc", Why: "Python's debugger runs it from the current directory at every start"},
+	{Path: ".irbrc", Why: "Ruby's irb runs it from the current directory at every start"},
+	{Path: ".Rprofile", Why: "R runs it from the current directory at every start"},
 
 	// agents
 	{Path: ".mcp.json", Why: "agents start the MCP servers it lists, as programs with the user's rights"},
