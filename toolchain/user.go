@@ -11,6 +11,10 @@ import (
 // if the user set one, else its default.
 type user struct {
 	o Options
+	// Memos of one plan: the go command's root (looked for on PATH) and
+	// the go env files read, by path.
+	root     *string
+	envFiles map[string]map[string]string
 }
 
 // getenv returns a variable of the user's environment.
@@ -125,19 +129,43 @@ func (u *user) goEnv(key, def string) string {
 		}
 		file = filepath.Join(config, "go", "env")
 	}
-	if v := readEnvFile(file, key); v != "" {
+	if v := u.envFile(file)[key]; v != "" {
 		return v
 	}
 	if root := u.goRoot(); root != "" {
-		if v := readEnvFile(filepath.Join(root, "go.env"), key); v != "" {
+		if v := u.envFile(filepath.Join(root, "go.env"))[key]; v != "" {
 			return v
 		}
 	}
 	return def
 }
 
+// envFile is readEnvFile's settings of a file, read once per plan.
+func (u *user) envFile(file string) map[string]string {
+	if file == "" {
+		return nil
+	}
+	if u.envFiles == nil {
+		u.envFiles = map[string]map[string]string{}
+	}
+	m, ok := u.envFiles[file]
+	if !ok {
+		m = readEnvFile(file)
+		u.envFiles[file] = m
+	}
+	return m
+}
+
 // goRoot is $GOROOT, else where the go on PATH lives.
 func (u *user) goRoot() string {
+	if u.root == nil {
+		r := u.findGoRoot()
+		u.root = &r
+	}
+	return *u.root
+}
+
+func (u *user) findGoRoot() string {
 	if v := u.abs("GOROOT"); v != "" {
 		return v
 	}
@@ -156,19 +184,21 @@ func (u *user) goRoot() string {
 	return ""
 }
 
-// readEnvFile reads KEY=VALUE from a go env file ("" when absent).
-func readEnvFile(file, key string) string {
+// readEnvFile reads the KEY=VALUE lines of a go env file (nil when
+// absent); the first of a key counts, as for the go command.
+func readEnvFile(file string) map[string]string {
 	f, err := os.Open(file)
 	if err != nil {
-		return ""
+		return nil
 	}
 	defer f.Close()
+	m := map[string]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && k == key {
-			return strings.TrimSpace(v)
+		if _, seen := m[k]; ok && !seen {
+			m[k] = strings.TrimSpace(v)
 		}
 	}
-	return ""
+	return m
 }
