@@ -733,3 +733,55 @@ allow = ["write(./*)"]
 	}
 	w.guard("check", "--mode", "accept-edits", "write", "src/main.go").expect(t, 0)
 }
+
+// TestWorkGitDirectoryCannotBeSwapped: a command cannot get around the
+// read-only .git/config and .git/hooks by putting another repository in
+// their place: not by moving .git (or the files themselves) away and making
+// new ones, not by a .git/commondir that sends git elsewhere (moved aside after
+// the run), and not, in a linked worktree, by rewriting the .git file.
+func TestWorkGitDirectoryCannotBeSwapped(t *testing.T) {
+	requirePrograms(t, "git")
+	w := newWorld(t)
+	w.write("a.txt", "a\n")
+	w.git("add", "a.txt")
+	w.git("commit", "-qm", "a")
+	w.write("attack.sh", `
+mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = ./pwn.sh\n' > evil/config
+printf '#!/bin/sh\ntouch PWNED\n' > pwn.sh && chmod +x pwn.sh
+if mv .git .git-old 2>/dev/null; then echo GIT-MOVED; fi
+if rm -r .git/hooks 2>/dev/null; then echo GIT-HOOKS-REMOVED; fi
+if mv .git/config .git/config-old 2>/dev/null; then echo GIT-CONFIG-MOVED; fi
+echo ../evil > .git/commondir
+echo done`)
+	w.settings(`[permissions]
+allow = ["shell(bash attack.sh)"]
+`)
+	r := w.guard("exec", "--mode", "bypass", "--", "bash", "attack.sh").expect(t, 0)
+	if strings.Contains(r.stdout, "GIT-") || !strings.Contains(r.stdout, "done") {
+		t.Fatalf("the git directory was swapped: %s", r)
+	}
+	if !strings.Contains(r.stderr, "commondir") || exists(filepath.Join(w.workspace, ".git", "commondir")) {
+		t.Fatalf(".git/commondir was left in place: %s", r)
+	}
+	// The user's own git, outside the sandbox, runs nothing of the command's.
+	w.git("status", "--short")
+	if exists(filepath.Join(w.workspace, "PWNED")) {
+		t.Fatal("git ran the command's fsmonitor")
+	}
+	if log := w.git("log", "--oneline"); !strings.Contains(log, " a") {
+		t.Fatalf("the history: %s", log)
+	}
+
+	// A linked worktree: its .git is a file naming the git directory.
+	wt := filepath.Join(w.home, "wt")
+	w.git("worktree", "add", "-q", wt)
+	w.write(filepath.Join(wt, "attack.sh"), `
+printf 'gitdir: /nowhere/evil\n' > .git 2>/dev/null && echo GITFILE-WRITTEN
+if mv .git .git-old 2>/dev/null; then echo GITFILE-MOVED; fi
+echo done`)
+	r = w.guardIn(wt, "", "exec", "--mode", "bypass", "--", "bash", "attack.sh").expect(t, 0)
+	if strings.Contains(r.stdout, "GITFILE") || !strings.Contains(r.stdout, "done") {
+		t.Fatalf("the worktree's .git file was changed: %s", r)
+	}
+}

@@ -41,6 +41,7 @@ var sensitive = []SensitiveEntry{
 	{Path: ".git/config.worktree", Why: "a worktree's own git configuration: the same programs as .git/config"},
 	{Path: ".git/modules", Dir: true, Why: "the submodules' own git directories: their config and hooks"},
 	{Path: ".git/worktrees", Dir: true, Why: "linked worktrees' own configuration (config.worktree)"},
+	{Path: ".git/commondir", Why: "git takes the repository's configuration and hooks from the directory it names"},
 	{Path: ".gitmodules", Why: "where `git submodule update` fetches code from (and the source of past code-execution bugs)"},
 	{Path: ".gitconfig", Why: "the user's git configuration: the programs of .git/config, for every repository"},
 	{Path: ".config/git", Dir: true, Home: true, Why: "the user's git configuration (XDG location): the programs of .git/config, for every repository"},

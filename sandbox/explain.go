@@ -100,7 +100,7 @@ func (p Policy) explain(k kernel) Explanation {
 		case r.Kind == Missing:
 			it.By, it.Note = "gate only", "not there: a read-only bind needs something to bind over, so the command could create it"
 		case k.mountNS:
-			it.Kernel, it.By, it.Note = true, "mount namespace", "a read-only bind inside the writable root "+w
+			it.Kernel, it.By, it.Note = true, "mount namespace", "a read-only bind inside the writable root "+w+"; the directories above it there cannot be renamed or removed"
 		default:
 			it.By, it.Note = "gate only", "inside the writable root "+w+"; "+k.noMountNS()
 		}

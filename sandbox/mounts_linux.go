@@ -17,7 +17,14 @@ import (
 type mountPlan struct {
 	writable []string // outermost writable roots, existing, canonical
 	readOnly []string // existing paths inside writable roots to keep read-only
-	covers   []string // existing blocked paths to cover
+	// pins are the directories between a writable root and a read-only
+	// path in it (.git for .git/hooks), outer first: each is bound onto
+	// itself, writable as before, so that it is a mount point, which
+	// cannot be renamed or removed. Otherwise "mv .git .git-old" would
+	// take the read-only paths away with it and leave the name free for
+	// a .git of the command's own.
+	pins   []string
+	covers []string // existing blocked paths to cover
 	// own are the file systems prepare mounted (TMPDIR, /dev/shm,
 	// /dev/pts), to make writable again after the tree is made read-only.
 	own []string
@@ -143,6 +150,11 @@ func (m *mountPlan) apply() error {
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("mount namespace: %s: %w", p, err)
+		}
+	}
+	for _, p := range m.pins {
+		if err := bindSelf(p); err != nil {
+			return fmt.Errorf("mount namespace: pinning %s: %w", p, err)
 		}
 	}
 	for _, p := range m.readOnly {
@@ -303,6 +315,25 @@ func mountNew(fstype, target string, opts map[string]string, attrs int) error {
 	defer unix.Close(t)
 	if err := unix.MoveMount(mnt, "", t, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
 		return fmt.Errorf("mount namespace: %s: move_mount: %w", target, err)
+	}
+	return nil
+}
+
+// bindSelf mounts a copy of dir (and the mounts beneath it) on dir itself,
+// with the same attributes: dir is then a mount point.
+func bindSelf(dir string) error {
+	d, err := openExact(dir, unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(d)
+	tree, err := unix.OpenTree(d, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(tree)
+	if err := unix.MoveMount(tree, "", d, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"golang.org/x/sys/unix"
 )
@@ -79,11 +80,23 @@ func newPlan(p Policy, k kernel, pre *prepared) (*plan, error) {
 				m.unmountShm = true // it would hide a path the command may use
 			}
 		}
+		pinned := map[string]bool{}
 		for _, r := range real.ReadOnly {
 			if r.Kind != Missing && real.insideWritable(r.Path) != "" {
 				m.readOnly = append(m.readOnly, r.Path)
+				root := outermostRoot(real.Writable, r.Path)
+				for d := filepath.Dir(r.Path); d != root && within(d, root); d = filepath.Dir(d) {
+					pinned[d] = true
+				}
 			}
 		}
+		for d := range pinned {
+			m.pins = append(m.pins, d)
+		}
+		// Outer first; an inner pin is made inside the outer one.
+		sort.Slice(m.pins, func(i, j int) bool {
+			return len(m.pins[i]) < len(m.pins[j]) || len(m.pins[i]) == len(m.pins[j]) && m.pins[i] < m.pins[j]
+		})
 		// A cover over TMPDIR (or where it is made) would hide it.
 		tmp := pl.tmp
 		if p.TempDir && !pl.tmpMount {
@@ -220,4 +233,15 @@ func readProcFile(path string) ([]byte, error) {
 		}
 		buf = buf[:len(buf)+n]
 	}
+}
+
+// outermostRoot is the shortest of the writable roots that holds path.
+func outermostRoot(roots []string, path string) string {
+	best := ""
+	for _, w := range roots {
+		if within(path, w) && (best == "" || len(w) < len(best)) {
+			best = w
+		}
+	}
+	return best
 }

@@ -380,6 +380,23 @@ func TestGuardFilesInsideTheWorkspaceStayReadOnly(t *testing.T) {
 	if b, _ := os.ReadFile(approvals); string(b) != `{"version":1,"rules":[]}` {
 		t.Fatalf("the approvals file changed: %q", b)
 	}
+	// The directories between the writable root and a read-only path
+	// cannot be moved away or removed to put another in its place (the
+	// read-only mount would go with them and leave the name free).
+	cfg := filepath.Dir(approvals)
+	for _, attack := range []string{
+		"mv .config .config-old",
+		"mv .config/guard .config/guard-old",
+		"rm -rf .config",
+		"mv .config/guard/approvals.json .config/guard/x",
+	} {
+		runIn(t, p, w.home, nil, "sh", "-c", attack).refused(t, attack)
+		if !exists(approvals) || !exists(cfg) {
+			t.Fatalf("%s: the read-only path is gone", attack)
+		}
+	}
+	// Everything else there stays writable.
+	runIn(t, p, w.home, nil, "sh", "-c", "echo x > .config/other && mkdir .config/d && mv .config/d .config/e && rm -r .config/e .config/other").ok(t, "working beside the pinned directories")
 }
 
 func TestFreshFilesWorkInsideTheWorkspaceAndTmpdir(t *testing.T) {

@@ -308,6 +308,13 @@ func (a *app) sandboxPolicy(s *config.Settings, j *judge, v *shellpolicy.Verdict
 		}
 		p.ReadOnly = append(p.ReadOnly, sandbox.ReadOnlyPath{Path: l.Path, Kind: kind, Why: l.Why})
 	}
+	// A linked worktree's or a submodule's .git is a file that names its
+	// git directory: rewritten, it would send git to one of the command's.
+	if dotGit := filepath.Join(s.Paths.Workspace, ".git"); insideAny(dotGit, p.Writable) {
+		if fi, err := os.Lstat(dotGit); err == nil && fi.Mode().IsRegular() {
+			p.ReadOnly = append(p.ReadOnly, sandbox.ReadOnlyPath{Path: dotGit, Kind: sandbox.File, Why: "names the git directory, whose configuration and hooks git uses"})
+		}
+	}
 	// So do the places git's configuration names: a core.hooksPath, an
 	// included file, a filter driver's program inside the workspace.
 	git := j.gitConfigPlaces()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
+	"time"
 
 	"github.com/guard-sh/guard/config"
 	"github.com/guard-sh/guard/gitconfig"
@@ -132,6 +133,37 @@ func (w *watcher) report(a *app) {
 	for _, c := range changed {
 		a.warnf("the command changed %s: such a file runs code later, outside any sandbox; review it before you use the workspace", c)
 	}
+	for p, was := range w.before {
+		if was == "" && isMainCommonDir(p) {
+			quarantine(a, p)
+		}
+	}
+}
+
+// isMainCommonDir reports whether p is the commondir file of a main
+// repository's .git: git writes one only in a linked worktree's own git
+// directory (.git/worktrees/NAME/commondir), and one in .git itself sends
+// every git command in the repository to the configuration and hooks of
+// another directory.
+func isMainCommonDir(p string) bool {
+	if filepath.Base(p) != "commondir" || filepath.Base(filepath.Dir(p)) != ".git" {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// quarantine moves aside a file the command created that git would act on
+// at once, so that the user's next git command, outside the sandbox, does
+// not run what it leads to. Nothing is lost: the file keeps its content
+// under another name.
+func quarantine(a *app, p string) {
+	aside := fmt.Sprintf("%s.guard-quarantined-%d", p, time.Now().Unix())
+	if err := os.Rename(p, aside); err != nil {
+		a.warnf("could not move %s aside (%v): remove it before you run git here, it sends git to another repository's configuration and hooks", p, err)
+		return
+	}
+	a.warnf("moved %s to %s: it sent git to another repository's configuration and hooks, which run code outside any sandbox", p, aside)
 }
 
 // fingerprint is a path's state: "" when it is not there.
