@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Place is a file or directory git takes code or configuration from.
@@ -398,13 +399,21 @@ func programVariable(section, subsection, key, value string) string {
 	return ""
 }
 
-// readSmall reads a file of at most maxFileSize bytes.
+// readSmall reads a regular file of at most maxFileSize bytes. It opens
+// without blocking and refuses anything else: a command could leave a
+// named pipe where a configuration file is looked for, to hang the next
+// guard that reads it.
 func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%v): not read", p, fi.Mode().Type())
+	}
 	var b bytes.Buffer
 	n, err := b.ReadFrom(io.LimitReader(f, maxFileSize+1))
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // tree is a home and a repository in a temp dir.
@@ -219,5 +221,28 @@ func BenchmarkPlaces(b *testing.B) {
 		if ps, errs := Places(Options{Dir: repo, Home: home}); len(ps) != 1 || len(errs) > 0 {
 			b.Fatalf("%v %v", ps, errs)
 		}
+	}
+}
+
+// TestNamedPipeIsNotRead: a named pipe where an included file is looked
+// for (a command could leave one) is a problem, not a hang.
+func TestNamedPipeIsNotRead(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.repo, ".git", "config"), "[include]\npath = ../pipe.conf\n")
+	if err := syscall.Mkfifo(filepath.Join(tr.repo, "pipe.conf"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []error, 1)
+	go func() {
+		_, errs := tr.places(t, tr.repo)
+		done <- errs
+	}()
+	select {
+	case errs := <-done:
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "not a regular file") {
+			t.Fatalf("problems: %v", errs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading the configuration hangs on a named pipe")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -156,12 +157,19 @@ func warm(dir, toolchain string) bool {
 	if toolchain == "" {
 		return false
 	}
-	mark := filepath.Join(dir, warmFile)
-	st, err := os.Stat(mark)
-	if err != nil || time.Since(st.ModTime()) > warmFor {
+	// The directory is the sandboxed command's to write, and guard reads
+	// the mark outside the sandbox, before the next command: a named pipe
+	// there must not hang it, nor a link lead it elsewhere.
+	f, err := os.OpenFile(filepath.Join(dir, warmFile), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_NOCTTY, 0)
+	if err != nil {
 		return false
 	}
-	b, err := os.ReadFile(mark)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 4096 || time.Since(st.ModTime()) > warmFor {
+		return false
+	}
+	b, err := io.ReadAll(f)
 	return err == nil && strings.TrimSpace(string(b)) == toolchain
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -256,4 +257,37 @@ func FuzzParseEntry(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", b, e)
 		}
 	})
+}
+
+// TestWarmMarkPlanted: the workspace's cache is the sandboxed command's to
+// write, and guard reads the warm mark outside the sandbox before the next
+// command: a named pipe there does not hang it, and a link to a file that
+// says the right thing does not count.
+func TestWarmMarkPlanted(t *testing.T) {
+	w := t.TempDir()
+	mark := filepath.Join(w, warmFile)
+	if err := syscall.Mkfifo(mark, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool, 1)
+	go func() { done <- warm(w, "go1.x") }()
+	select {
+	case got := <-done:
+		if got {
+			t.Fatal("a named pipe is a warm mark")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading the warm mark hangs on a named pipe")
+	}
+	os.Remove(mark)
+	elsewhere := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(elsewhere, []byte("go1.x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, mark); err != nil {
+		t.Fatal(err)
+	}
+	if warm(w, "go1.x") {
+		t.Fatal("a link is a warm mark")
+	}
 }

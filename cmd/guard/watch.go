@@ -175,7 +175,9 @@ func fingerprint(p string) string {
 	fp := fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
 	switch {
 	case fi.Mode().IsRegular() && fi.Size() <= watchMaxHash:
-		f, err := os.Open(p)
+		// Not blocking, not following: what was a file at the lstat may
+		// be a named pipe or a link by now.
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_NOCTTY, 0)
 		if err == nil {
 			h := sha256.New()
 			io.Copy(h, f)
