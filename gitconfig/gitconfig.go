@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -48,6 +49,13 @@ type Options struct {
 	XDGConfigHome string
 	// System is the system-wide file; "" means /etc/gitconfig, "-" none.
 	System string
+	// Getenv, when set, is the environment git will run with: the files
+	// GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM name are read besides the
+	// usual ones (git reads them instead; guard cannot know that the
+	// user's next git runs with the same environment, so it takes both),
+	// and so are the variables GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n> and
+	// GIT_CONFIG_VALUE_<n> set.
+	Getenv func(string) (string, bool)
 }
 
 // maxIncludeDepth is git's own limit on nested includes.
@@ -80,6 +88,9 @@ func Places(o Options) ([]Place, []error) {
 	if o.Home != "" {
 		r.file(filepath.Join(o.Home, ".gitconfig"), 0)
 	}
+	if o.Getenv != nil {
+		r.environment(o.Getenv)
+	}
 	if r.repo.common != "" {
 		r.file(filepath.Join(r.repo.common, "config"), 0)
 		if r.repo.gitDir != r.repo.common {
@@ -92,6 +103,38 @@ func Places(o Options) ([]Place, []error) {
 		r.add(Place{Path: filepath.Join(r.repo.common, "hooks"), Dir: true, Hooks: true, Why: "git runs the hooks here"})
 	}
 	return r.places, r.errs
+}
+
+// environment reads the configuration git's environment variables give.
+func (r *reader) environment(getenv func(string) (string, bool)) {
+	for _, name := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
+		if v, ok := getenv(name); ok && v != "" {
+			if p := r.pathname(v, ""); p != "" {
+				r.add(Place{Path: p, Why: name + " in the environment: git reads this configuration file"})
+				r.file(p, 0)
+			}
+		}
+	}
+	v, ok := getenv("GIT_CONFIG_COUNT")
+	if !ok || v == "" {
+		return
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 10000 {
+		r.errs = append(r.errs, fmt.Errorf("GIT_CONFIG_COUNT=%q: not a count git reads", v))
+		return
+	}
+	for i := 0; i < n; i++ {
+		key, _ := getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
+		value, _ := getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i))
+		first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+		if first <= 0 || last == len(key)-1 {
+			continue // git refuses the key
+		}
+		// Section and key without case; the subsection as written.
+		name := strings.ToLower(key[:first]) + key[first:last+1] + strings.ToLower(key[last+1:])
+		r.entry("the environment (GIT_CONFIG_KEY_"+strconv.Itoa(i)+")", entry{name: name, value: value}, 0)
+	}
 }
 
 // repo is where a repository keeps its configuration.
@@ -200,14 +243,20 @@ func (r *reader) file(path string, depth int) {
 	}
 }
 
+// entry takes in one variable of file (a line of 0: of the environment,
+// where a relative include has no directory to be relative to).
 func (r *reader) entry(file string, e entry, depth int) {
 	at := fmt.Sprintf("%s in %s:%d", e.name, file, e.line)
+	base := filepath.Dir(file)
+	if e.line == 0 {
+		at, base = fmt.Sprintf("%s in %s", e.name, file), ""
+	}
 	section, subsection, key := e.split()
 	switch {
 	case key == "path" && (section == "include" && subsection == "" || section == "includeif"):
 		// Every includeIf counts, whatever its condition: the condition may
 		// hold the next time git runs (another branch, another directory).
-		p := r.pathname(e.value, filepath.Dir(file))
+		p := r.pathname(e.value, base)
 		if p == "" {
 			return
 		}

@@ -246,3 +246,30 @@ func TestNamedPipeIsNotRead(t *testing.T) {
 		t.Fatal("reading the configuration hangs on a named pipe")
 	}
 }
+
+// TestEnvironment: the files and variables git's environment gives count
+// too, besides the usual files.
+func TestEnvironment(t *testing.T) {
+	tr := newTree(t)
+	global := filepath.Join(tr.root, "elsewhere", "global.conf")
+	write(t, global, "[core]\nhooksPath = ~/global-hooks\n")
+	write(t, filepath.Join(tr.home, ".gitconfig"), "[include]\npath = ~/usual.conf\n")
+	env := map[string]string{
+		"GIT_CONFIG_GLOBAL":  global,
+		"GIT_CONFIG_COUNT":   "3",
+		"GIT_CONFIG_KEY_0":   "Filter.Lfs.Clean",
+		"GIT_CONFIG_VALUE_0": "./tools/lfs-clean",
+		"GIT_CONFIG_KEY_1":   "include.path",
+		"GIT_CONFIG_VALUE_1": "relative.conf",
+		"GIT_CONFIG_KEY_2":   "nodot",
+		"GIT_CONFIG_VALUE_2": "./x",
+	}
+	got, errs := Places(Options{Dir: tr.repo, Home: tr.home, System: "-", Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if len(errs) > 0 {
+		t.Fatalf("problems: %v", errs)
+	}
+	want := []string{"$R/elsewhere/global.conf", "$R/home/global-hooks/", "$R/home/proj/.git/hooks/", "$R/home/proj/tools/lfs-clean", "$R/home/usual.conf"}
+	if g := tr.paths(got); !slices.Equal(g, want) {
+		t.Fatalf("places %q, want %q", g, want)
+	}
+}

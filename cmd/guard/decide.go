@@ -49,6 +49,7 @@ func (j *judge) gitConfigPlaces() *gitPlaces {
 			Dir:           j.s.Paths.Workspace,
 			Home:          j.s.Paths.Home,
 			XDGConfigHome: os.Getenv("XDG_CONFIG_HOME"),
+			Getenv:        os.LookupEnv,
 		})
 		j.git = &gitPlaces{places: places, problems: problems}
 	})
