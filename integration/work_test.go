@@ -785,3 +785,42 @@ echo done`)
 		t.Fatalf("the worktree's .git file was changed: %s", r)
 	}
 }
+
+// TestWorkSensitiveLinkIsPutBack: a sensitive path that is a symbolic link
+// (.git/hooks -> ../scripts/hooks, a common set-up) cannot be bound
+// read-only (a mount follows the link): its target is, and a link the
+// command re-points is put back after the run, what it made moved aside.
+func TestWorkSensitiveLinkIsPutBack(t *testing.T) {
+	requirePrograms(t, "git")
+	w := newWorld(t)
+	w.write("scripts/hooks/pre-commit", "#!/bin/sh\nexit 0\n")
+	hooks := filepath.Join(w.workspace, ".git", "hooks")
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../scripts/hooks", hooks); err != nil {
+		t.Fatal(err)
+	}
+	w.write("attack.sh", `
+if echo evil > scripts/hooks/pre-commit 2>/dev/null; then echo TARGET-WRITTEN; fi
+mkdir -p evil && printf '#!/bin/sh\ntouch PWNED\n' > evil/pre-commit && chmod +x evil/pre-commit
+rm .git/hooks && ln -s ../evil .git/hooks
+echo done`)
+	w.settings(`[permissions]
+allow = ["shell(bash attack.sh)"]
+`)
+	r := w.guard("exec", "--mode", "bypass", "--", "bash", "attack.sh").expect(t, 0)
+	if strings.Contains(r.stdout, "WRITTEN") || !strings.Contains(r.stdout, "done") {
+		t.Fatalf("the hooks were written: %s", r)
+	}
+	if target, err := os.Readlink(hooks); err != nil || target != "../scripts/hooks" {
+		t.Fatalf(".git/hooks -> %q (%v) after the run: %s", target, err, r)
+	}
+	if !strings.Contains(r.stderr, "put back the link") {
+		t.Fatalf("no word of the link put back: %s", r)
+	}
+	w.git("commit", "-q", "--allow-empty", "-m", "x")
+	if exists(filepath.Join(w.workspace, "PWNED")) {
+		t.Fatal("git ran the command's hook")
+	}
+}

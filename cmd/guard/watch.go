@@ -35,6 +35,26 @@ const watchMaxEntries = 256
 // than the user read in it.
 type watcher struct {
 	before map[string]string
+	// links are the watched paths that were symbolic links, and their
+	// targets: a link cannot be bound read-only (a mount follows it), so
+	// one the command changed is put back after it (see report).
+	links map[string]string
+}
+
+// isLink reports whether p is a symbolic link.
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// snapshot notes a watched path's state.
+func (w *watcher) snapshot(p string) {
+	w.before[p] = fingerprint(p)
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if t, err := os.Readlink(p); err == nil {
+			w.links[p] = t
+		}
+	}
 }
 
 // watchSensitive snapshots the sensitive paths that the command could
@@ -51,26 +71,27 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 			kept[it.Path] = true
 		}
 	}
-	w := &watcher{before: map[string]string{}}
+	w := &watcher{before: map[string]string{}, links: map[string]string{}}
 	for _, l := range j.sensitivePaths() {
 		switch {
-		case kept[l.Path] || !insideAny(l.Path, roots):
+		case !insideAny(l.Path, roots):
 		case !l.Exists:
 			// Most of the list is not there, as SensitivePaths just
 			// found: no need to look again.
 			w.before[l.Path] = ""
+		case kept[l.Path] && !isLink(l.Path):
+			// A symbolic link is watched even where its target is bound
+			// read-only: the command could point it elsewhere.
 		default:
-			w.before[l.Path] = fingerprint(l.Path)
+			w.snapshot(l.Path)
 		}
 	}
 	for _, gp := range j.gitConfigPlaces().places {
 		if !insideAny(gp.Path, roots) {
 			continue
 		}
-		// A symbolic link is watched even where its target is bound
-		// read-only: the command could point it elsewhere.
-		if fi, err := os.Lstat(gp.Path); err != nil || !kept[gp.Path] || fi.Mode()&os.ModeSymlink != 0 {
-			w.before[gp.Path] = fingerprint(gp.Path)
+		if !kept[gp.Path] || isLink(gp.Path) {
+			w.snapshot(gp.Path)
 		}
 	}
 	return w
@@ -138,6 +159,30 @@ func (w *watcher) report(a *app) {
 			quarantine(a, p)
 		}
 	}
+	for p, target := range w.links {
+		if fingerprint(p) != w.before[p] {
+			restoreLink(a, p, target)
+		}
+	}
+}
+
+// restoreLink puts back a symbolic link the command changed or removed
+// (.git/hooks -> ../scripts/hooks, re-pointed at a directory of the
+// command's): what is there now is moved aside, not lost.
+func restoreLink(a *app, p, target string) {
+	if _, err := os.Lstat(p); err == nil {
+		aside := fmt.Sprintf("%s.guard-quarantined-%d", p, time.Now().Unix())
+		if err := os.Rename(p, aside); err != nil {
+			a.warnf("could not put back the link %s -> %s (%v): restore it before you use the workspace", p, target, err)
+			return
+		}
+		a.warnf("moved what the command put at %s to %s", p, aside)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		a.warnf("could not put back the link %s -> %s (%v): restore it before you use the workspace", p, target, err)
+		return
+	}
+	a.warnf("put back the link %s -> %s", p, target)
 }
 
 // isMainCommonDir reports whether p is the commondir file of a main
