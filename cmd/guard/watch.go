@@ -86,6 +86,11 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 			w.snapshot(l.Path)
 		}
 	}
+	// A workspace whose .git is a symbolic link to the git directory: the
+	// command could point it at one of its own.
+	if dotGit := filepath.Join(s.Paths.Workspace, ".git"); insideAny(dotGit, roots) && isLink(dotGit) {
+		w.snapshot(dotGit)
+	}
 	for _, gp := range j.gitConfigPlaces().places {
 		if !insideAny(gp.Path, roots) {
 			continue
