@@ -321,26 +321,17 @@ func mountNew(fstype, target string, opts map[string]string, attrs int) error {
 
 // bindSelf mounts a copy of dir (and the mounts beneath it) on dir itself,
 // with the same attributes: dir is then a mount point.
-func bindSelf(dir string) error {
-	d, err := openExact(dir, unix.O_PATH|unix.O_DIRECTORY)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(d)
-	tree, err := unix.OpenTree(d, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
-	if err != nil {
-		return fmt.Errorf("open_tree: %w", err)
-	}
-	defer unix.Close(tree)
-	if err := unix.MoveMount(tree, "", d, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount: %w", err)
-	}
-	return nil
-}
+func bindSelf(dir string) error { return bindCopy(dir, dir, 0) }
 
 // bindReadOnly mounts a read-only copy of src (and the mounts beneath it)
 // on target.
 func bindReadOnly(src, target string, attrs uint64) error {
+	return bindCopy(src, target, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|attrs)
+}
+
+// bindCopy mounts a copy of src (and the mounts beneath it) on target,
+// with the attributes set added (none: as src's).
+func bindCopy(src, target string, set uint64) error {
 	s, err := openExact(src, unix.O_PATH)
 	if err != nil {
 		return err
@@ -351,9 +342,11 @@ func bindReadOnly(src, target string, attrs uint64) error {
 		return fmt.Errorf("open_tree: %w", err)
 	}
 	defer unix.Close(tree)
-	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | attrs}
-	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
-		return fmt.Errorf("mount_setattr: %w", err)
+	if set != 0 {
+		attr := unix.MountAttr{Attr_set: set}
+		if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
+			return fmt.Errorf("mount_setattr: %w", err)
+		}
 	}
 	t := s
 	if target != src {
