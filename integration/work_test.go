@@ -701,6 +701,10 @@ allow = ["shell(bash attack.sh)"]
 			if !strings.Contains(r.stderr, filepath.Join(w.workspace, "later.conf")+" (created)") {
 				t.Fatalf("the new included file was not reported: %s", r)
 			}
+			// git would read it at once: it is moved aside.
+			if exists(filepath.Join(w.workspace, "later.conf")) || !strings.Contains(r.stderr, "moved "+filepath.Join(w.workspace, "later.conf")) {
+				t.Fatalf("the new included file was left where git reads it: %s", r)
+			}
 		})
 	}
 	// A configured hooks directory that is not there is made (empty), so

@@ -39,6 +39,10 @@ type watcher struct {
 	// targets: a link cannot be bound read-only (a mount follows it), so
 	// one the command changed is put back after it (see report).
 	links map[string]string
+	// gitMissing are the places git's configuration names (an included
+	// file, a driver's program) that were not there: one the command
+	// creates is moved aside after it, since git acts on it at once.
+	gitMissing map[string]bool
 }
 
 // isLink reports whether p is a symbolic link.
@@ -71,7 +75,7 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 			kept[it.Path] = true
 		}
 	}
-	w := &watcher{before: map[string]string{}, links: map[string]string{}}
+	w := &watcher{before: map[string]string{}, links: map[string]string{}, gitMissing: map[string]bool{}}
 	for _, l := range j.sensitivePaths() {
 		switch {
 		case !insideAny(l.Path, roots):
@@ -97,6 +101,9 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 		}
 		if !kept[gp.Path] || isLink(gp.Path) {
 			w.snapshot(gp.Path)
+			if w.before[gp.Path] == "" && !gp.Dir {
+				w.gitMissing[gp.Path] = true
+			}
 		}
 	}
 	return w
@@ -160,7 +167,7 @@ func (w *watcher) report(a *app) {
 		a.warnf("the command changed %s: such a file runs code later, outside any sandbox; review it before you use the workspace", c)
 	}
 	for p, was := range w.before {
-		if was == "" && isMainCommonDir(p) {
+		if was == "" && (isMainCommonDir(p) || w.gitMissing[p]) && fingerprint(p) != "" {
 			quarantine(a, p)
 		}
 	}
@@ -204,16 +211,17 @@ func isMainCommonDir(p string) bool {
 }
 
 // quarantine moves aside a file the command created that git would act on
-// at once, so that the user's next git command, outside the sandbox, does
-// not run what it leads to. Nothing is lost: the file keeps its content
-// under another name.
+// at once (.git/commondir; a file git's configuration includes or runs),
+// so that the user's next git command, outside the sandbox, does not run
+// what it leads to. Nothing is lost: the file keeps its content under
+// another name.
 func quarantine(a *app, p string) {
 	aside := fmt.Sprintf("%s.guard-quarantined-%d", p, time.Now().Unix())
 	if err := os.Rename(p, aside); err != nil {
-		a.warnf("could not move %s aside (%v): remove it before you run git here, it sends git to another repository's configuration and hooks", p, err)
+		a.warnf("could not move %s aside (%v): remove it before you run git here, git would act on it", p, err)
 		return
 	}
-	a.warnf("moved %s to %s: it sent git to another repository's configuration and hooks, which run code outside any sandbox", p, aside)
+	a.warnf("moved %s to %s: git would have acted on it (configuration or a program it runs), outside any sandbox", p, aside)
 }
 
 // fingerprint is a path's state: "" when it is not there.
