@@ -828,3 +828,26 @@ allow = ["shell(bash attack.sh)"]
 		t.Fatal("git ran the command's hook")
 	}
 }
+
+// TestWorkHooksPathThroughALink: guard makes a missing core.hooksPath
+// directory before the sandbox, as the user: not through a symbolic link
+// an earlier command left, out of the workspace.
+func TestWorkHooksPathThroughALink(t *testing.T) {
+	requirePrograms(t, "git")
+	w := newWorld(t)
+	outside := filepath.Join(w.home, "elsewhere")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(w.workspace, "tools")); err != nil {
+		t.Fatal(err)
+	}
+	w.git("config", "core.hooksPath", "tools/hooks")
+	w.settings(`[permissions]
+allow = ["shell(true)"]
+`)
+	w.guard("exec", "--", "true").expect(t, 0)
+	if exists(filepath.Join(outside, "hooks")) {
+		t.Fatal("guard made a directory outside the workspace through a link")
+	}
+}

@@ -131,13 +131,24 @@ func makeGitDirs(workspace string, places []gitconfig.Place) error {
 			dirs = append(dirs, p.Path)
 		}
 	}
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return err
+	}
 	for _, d := range dirs {
 		if _, err := os.Lstat(d); err == nil {
 			continue
 		}
-		// Only the last component: a hooks path under a directory that is
-		// not there either is left to the watch, not invented.
-		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) && !os.IsNotExist(err) {
+		// Only the last component, in a directory that really is inside
+		// the workspace: a hooks path under a directory that is not there
+		// is left to the watch, not invented, and one under a symbolic
+		// link an earlier command left (tools -> ~/.config) is not
+		// followed out of the workspace.
+		parent, err := filepath.EvalSymlinks(filepath.Dir(d))
+		if err != nil || !insideAny(parent, []string{ws}) {
+			continue
+		}
+		if err := os.Mkdir(filepath.Join(parent, filepath.Base(d)), 0o755); err != nil && !os.IsExist(err) && !os.IsNotExist(err) {
 			return err
 		}
 	}
