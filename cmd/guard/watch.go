@@ -43,6 +43,20 @@ type watcher struct {
 	// file, a driver's program) that were not there: one the command
 	// creates is moved aside after it, since git acts on it at once.
 	gitMissing map[string]bool
+	// roots are where the command could write, resolved: guard changes
+	// nothing after the command (quarantine, restoreLink) outside them.
+	roots []string
+}
+
+// resolved returns p with its directory's symbolic links resolved, when
+// that directory lies inside the roots: a link the command left must not
+// send guard, which runs as the user, to act elsewhere.
+func (w *watcher) resolved(p string) (string, bool) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil || !insideAny(dir, w.roots) {
+		return "", false
+	}
+	return filepath.Join(dir, filepath.Base(p)), true
 }
 
 // isLink reports whether p is a symbolic link.
@@ -76,6 +90,11 @@ func (a *app) watchSensitive(s *config.Settings, j *judge, policy sandbox.Policy
 		}
 	}
 	w := &watcher{before: map[string]string{}, links: map[string]string{}, gitMissing: map[string]bool{}}
+	for _, r := range roots {
+		if c, err := filepath.EvalSymlinks(r); err == nil {
+			w.roots = append(w.roots, c)
+		}
+	}
 	for _, l := range j.sensitivePaths() {
 		switch {
 		case !insideAny(l.Path, roots):
@@ -179,12 +198,12 @@ func (w *watcher) report(a *app) {
 	}
 	for p, was := range w.before {
 		if was == "" && (isMainCommonDir(p) || w.gitMissing[p]) && fingerprint(p) != "" {
-			quarantine(a, p)
+			w.quarantine(a, p)
 		}
 	}
 	for p, target := range w.links {
 		if fingerprint(p) != w.before[p] {
-			restoreLink(a, p, target)
+			w.restoreLink(a, p, target)
 		}
 	}
 }
@@ -192,7 +211,13 @@ func (w *watcher) report(a *app) {
 // restoreLink puts back a symbolic link the command changed or removed
 // (.git/hooks -> ../scripts/hooks, re-pointed at a directory of the
 // command's): what is there now is moved aside, not lost.
-func restoreLink(a *app, p, target string) {
+func (w *watcher) restoreLink(a *app, p, target string) {
+	real, ok := w.resolved(p)
+	if !ok {
+		a.warnf("the link %s -> %s was changed and its directory now leads out of the workspace: restore it before you use the workspace", p, target)
+		return
+	}
+	p = real
 	if _, err := os.Lstat(p); err == nil {
 		aside := fmt.Sprintf("%s.guard-quarantined-%d", p, time.Now().Unix())
 		if err := os.Rename(p, aside); err != nil {
@@ -226,7 +251,13 @@ func isMainCommonDir(p string) bool {
 // so that the user's next git command, outside the sandbox, does not run
 // what it leads to. Nothing is lost: the file keeps its content under
 // another name.
-func quarantine(a *app, p string) {
+func (w *watcher) quarantine(a *app, p string) {
+	real, ok := w.resolved(p)
+	if !ok {
+		a.warnf("%s was created and its directory leads out of the workspace: remove it before you run git here, git would act on it", p)
+		return
+	}
+	p = real
 	aside := fmt.Sprintf("%s.guard-quarantined-%d", p, time.Now().Unix())
 	if err := os.Rename(p, aside); err != nil {
 		a.warnf("could not move %s aside (%v): remove it before you run git here, git would act on it", p, err)
