@@ -61,6 +61,10 @@ type Options struct {
 // maxIncludeDepth is git's own limit on nested includes.
 const maxIncludeDepth = 10
 
+// maxFiles bounds the files read in all (includes fan out): past it, the
+// rest is a problem the caller reports.
+const maxFiles = 64
+
 // maxFileSize bounds what is read of one file: configuration files are
 // small, and a huge one is not worth stalling every command for.
 const maxFileSize = 1 << 20
@@ -220,6 +224,10 @@ func (r *reader) add(p Place) {
 // not there is no problem: most of them are not.
 func (r *reader) file(path string, depth int) {
 	if r.seen[path] {
+		return
+	}
+	if len(r.seen) >= maxFiles {
+		r.errs = append(r.errs, fmt.Errorf("%s: not read: more than %d configuration files", path, maxFiles))
 		return
 	}
 	r.seen[path] = true

@@ -1,6 +1,7 @@
 package gitconfig
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,5 +272,22 @@ func TestEnvironment(t *testing.T) {
 	want := []string{"$R/elsewhere/global.conf", "$R/home/global-hooks/", "$R/home/proj/.git/hooks/", "$R/home/proj/tools/lfs-clean", "$R/home/usual.conf"}
 	if g := tr.paths(got); !slices.Equal(g, want) {
 		t.Fatalf("places %q, want %q", g, want)
+	}
+}
+
+// TestIncludeFanOutIsBounded: includes that fan out are read up to a bound,
+// past which the rest is a problem reported, not an unbounded walk.
+func TestIncludeFanOutIsBounded(t *testing.T) {
+	tr := newTree(t)
+	var b strings.Builder
+	b.WriteString("[include]\n")
+	for i := 0; i < 2*maxFiles; i++ {
+		fmt.Fprintf(&b, "path = ../inc%d.conf\n", i)
+		write(t, filepath.Join(tr.repo, fmt.Sprintf("inc%d.conf", i)), "[core]\nhooksPath = .h\n")
+	}
+	write(t, filepath.Join(tr.repo, ".git", "config"), b.String())
+	_, errs := tr.places(t, tr.repo)
+	if len(errs) == 0 || !strings.Contains(errs[0].Error(), "more than") {
+		t.Fatalf("problems: %v", errs)
 	}
 }
