@@ -232,7 +232,19 @@ func TranslateRule(action rule.Action, text string) (rules []string, note string
 		}
 		return []string{"web(" + WebSearchHost + ")"}, "", nil
 	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS", "NotebookRead":
-		return pathRule(action, name, arg, hasArg)
+		rules, note, err := pathRule(action, name, arg, hasArg)
+		if err != nil {
+			return nil, "", err
+		}
+		// What is written must read back as written (a name ending in a
+		// blank does not: rule text is trimmed), or a deny rule would be
+		// dropped at the next load.
+		for _, r := range rules {
+			if _, err := rule.New(action, r); err != nil {
+				return nil, "", fmt.Errorf("guard cannot write it as a rule that reads back the same: %v", err)
+			}
+		}
+		return rules, note, nil
 	}
 	r, err := rule.New(action, text)
 	if err != nil {
