@@ -707,6 +707,11 @@ allow = ["shell(bash attack.sh)"]
 			}
 		})
 	}
+	// guard sandbox explain says so, with the variable and the file.
+	ex := w.guard("sandbox", "explain").expect(t, 0)
+	if !strings.Contains(ex.stdout, filepath.Join(w.workspace, ".githooks")) || !strings.Contains(ex.stdout, "core.hookspath in "+filepath.Join(w.workspace, ".git", "config")) {
+		t.Fatalf("sandbox explain does not show the configured hooks: %s", ex)
+	}
 	// A configured hooks directory that is not there is made (empty), so
 	// that it can be kept read-only too.
 	w.git("config", "core.hooksPath", ".hooks2")
