@@ -76,7 +76,7 @@ func AddRule(file string, action rule.Action, text string, opts ...EditOption) (
 		}
 		want := append(append([]any{}, toAny(list)...), text)
 		setIn(m, []any{"permissions", string(action)}, want)
-		q := tomlQuote(text)
+		q := QuoteTOML(text)
 		var out string
 		if v := lay.vals[p]; v != nil {
 			out = insertElem(src, v, q, nl)
@@ -150,7 +150,7 @@ func SetMode(file string, mode Mode, opts ...EditOption) (Edit, error) {
 			return "", Edit{}, fmt.Errorf("%s:%d: guard is not a table; fix it by hand", file, lay.line(tpath("").key("guard")))
 		}
 		setIn(m, []any{"guard", "permission_mode"}, string(mode))
-		q := tomlQuote(string(mode))
+		q := QuoteTOML(string(mode))
 		var out string
 		if v := lay.vals[p]; v != nil {
 			out = src[:v.start] + q + src[v.end:]
@@ -342,9 +342,11 @@ func closeRules(m map[string]any, text string) []string {
 	return out
 }
 
-// tomlQuote writes s as a TOML string: basic quotes unless s holds a quote
-// or a backslash, then literal quotes, and escapes as a last resort.
-func tomlQuote(s string) string {
+// QuoteTOML writes s as a TOML string: basic quotes unless s holds a quote
+// or a backslash, then literal quotes, and escapes as a last resort. Every
+// settings text guard writes (guard rules add, guard init, the presets)
+// quotes with it.
+func QuoteTOML(s string) string {
 	if !strings.ContainsAny(s, "\"\\") && !hasControl(s) {
 		return `"` + s + `"`
 	}

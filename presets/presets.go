@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/guard-sh/guard/config"
 )
 
 // Rule is an entry of a preset and why it is there.
@@ -252,26 +254,7 @@ func writeList(b *strings.Builder, key string, rules []Rule) {
 	}
 	fmt.Fprintf(b, "%s = [\n", key)
 	for _, r := range rules {
-		fmt.Fprintf(b, "  %-40s # %s\n", tomlString(r.Rule)+",", r.Why)
+		fmt.Fprintf(b, "  %-40s # %s\n", config.QuoteTOML(r.Rule)+",", r.Why)
 	}
 	b.WriteString("]\n")
-}
-
-// tomlString writes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

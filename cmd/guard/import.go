@@ -145,7 +145,7 @@ func runImport(a *app, args []string) int {
 	if len(im.Dirs) > 0 {
 		var ds []string
 		for _, d := range im.Dirs {
-			ds = append(ds, tomlString(d.Path))
+			ds = append(ds, config.QuoteTOML(d.Path))
 		}
 		fmt.Fprintf(a.stdout, "To let commands write in the additional directories too, add to [sandbox] in %s:\n  allow_write = [%s]\n", file, strings.Join(ds, ", "))
 	}
@@ -178,19 +178,19 @@ func importTOML(src string, im *claudecode.Imported) string {
 	w("# Claude Code reads relative path rules from the directory it started in;\n")
 	w("# guard reads them from the workspace (the top of the git repository).\n")
 	if im.Mode != "" {
-		w("\n[guard]\npermission_mode = %s  # defaultMode %s\n", tomlString(string(im.Mode)), safeText(im.ModeFrom))
+		w("\n[guard]\npermission_mode = %s  # defaultMode %s\n", config.QuoteTOML(string(im.Mode)), safeText(im.ModeFrom))
 	}
 	w("\n[permissions]\n")
 	for _, action := range []rule.Action{rule.Deny, rule.Ask, rule.Allow} {
 		w("%s = [\n", action)
 		for _, r := range im.Rules {
 			if r.Action == action {
-				w("  %-40s # %s\n", tomlString(r.Text)+",", safeText(r.From))
+				w("  %-40s # %s\n", config.QuoteTOML(r.Text)+",", safeText(r.From))
 			}
 		}
 		if action == rule.Allow {
 			for _, d := range im.Dirs {
-				w("  %-40s # additionalDirectories %s\n", tomlString("read("+d.Path+")")+",", safeText(d.From))
+				w("  %-40s # additionalDirectories %s\n", config.QuoteTOML("read("+d.Path+")")+",", safeText(d.From))
 			}
 		}
 		w("]\n")
@@ -199,7 +199,7 @@ func importTOML(src string, im *claudecode.Imported) string {
 		w("\n[sandbox]\n")
 		var ds []string
 		for _, d := range im.Dirs {
-			ds = append(ds, tomlString(d.Path))
+			ds = append(ds, config.QuoteTOML(d.Path))
 		}
 		w("allow_write = [%s]  # additionalDirectories\n", strings.Join(ds, ", "))
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/guard-sh/guard/presets"
 	"strings"
+
+	"github.com/guard-sh/guard/config"
+	"github.com/guard-sh/guard/presets"
 )
 
 // starterRule is one rule of the starter settings, with the comment that
@@ -115,7 +117,7 @@ func starterSettings(agent string, chosen []preset) string {
 func writeList(b *strings.Builder, key string, base []starterRule, chosen []preset, of func(preset) []starterRule) {
 	fmt.Fprintf(b, "%s = [\n", key)
 	for _, r := range base {
-		fmt.Fprintf(b, "  %-40s # %s\n", tomlString(r.rule)+",", r.why)
+		fmt.Fprintf(b, "  %-40s # %s\n", config.QuoteTOML(r.rule)+",", r.why)
 	}
 	for _, p := range chosen {
 		rs := of(p)
@@ -124,27 +126,8 @@ func writeList(b *strings.Builder, key string, base []starterRule, chosen []pres
 		}
 		fmt.Fprintf(b, "  # preset %s: %s\n", p.name, p.comment)
 		for _, r := range rs {
-			fmt.Fprintf(b, "  %-40s # %s\n", tomlString(r.rule)+",", r.why)
+			fmt.Fprintf(b, "  %-40s # %s\n", config.QuoteTOML(r.rule)+",", r.why)
 		}
 	}
 	b.WriteString("]\n")
-}
-
-// tomlString writes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
