@@ -153,8 +153,15 @@ func managedFile(o LoadOptions) string {
 // the directory and the hash (of the whole path) to tell apart workspaces
 // of the same name.
 func WorkspaceFile(configDir, workspace string) string {
+	return filepath.Join(configDir, "workspaces", WorkspaceKey(workspace)+".toml")
+}
+
+// WorkspaceKey names a workspace among others in one of guard's
+// directories (its settings file, its toolchain caches): the directory's
+// base name, made safe, and a hash of its whole path.
+func WorkspaceKey(workspace string) string {
 	sum := sha256.Sum256([]byte(workspace))
-	return filepath.Join(configDir, "workspaces", safeName(filepath.Base(workspace))+"-"+hex.EncodeToString(sum[:])[:12]+".toml")
+	return safeName(filepath.Base(workspace)) + "-" + hex.EncodeToString(sum[:])[:12]
 }
 
 // safeName keeps a directory name's letters, digits, '.', '_' and '-', so

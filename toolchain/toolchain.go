@@ -20,8 +20,6 @@
 package toolchain
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -30,6 +28,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/guard-sh/guard/config"
 )
 
 // Options say whose caches, for which workspace.
@@ -136,27 +136,7 @@ func cacheHome(o Options) string {
 // Root/<name>-<hash>, the name for people reading the directory and the
 // hash (of the whole path) to tell apart workspaces of the same name.
 func WorkspaceDir(o Options) string {
-	sum := sha256.Sum256([]byte(o.Workspace))
-	return filepath.Join(Root(o), safeName(filepath.Base(o.Workspace))+"-"+hex.EncodeToString(sum[:])[:12])
-}
-
-// safeName keeps a directory name's letters, digits, '.', '_' and '-'.
-func safeName(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if b.Len() >= 40 {
-			break
-		}
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && b.Len() > 0 {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "root"
-	}
-	return b.String()
+	return filepath.Join(Root(o), config.WorkspaceKey(o.Workspace))
 }
 
 // New computes the plan of a workspace. It looks at the file system (which
