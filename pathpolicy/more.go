@@ -56,10 +56,16 @@ func (p *Policy) more() *moreSensitive {
 
 // at returns the place one of the forms falls under, or nil.
 func (m *moreSensitive) at(forms ...string) *SensitiveEntry {
+	if len(m.places) == 0 {
+		return nil
+	}
+	lower := make([]string, len(forms))
+	for i, f := range forms {
+		lower[i] = strings.ToLower(f)
+	}
 	for i := range m.places {
 		x := &m.places[i]
-		for _, f := range forms {
-			lf := strings.ToLower(f)
+		for _, lf := range lower {
 			if lf == x.lower || x.entry.Dir && within(x.lower, lf) {
 				return &x.entry
 			}

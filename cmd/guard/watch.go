@@ -68,10 +68,8 @@ func isLink(p string) bool {
 // snapshot notes a watched path's state.
 func (w *watcher) snapshot(p string) {
 	w.before[p] = fingerprint(p)
-	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		if t, err := os.Readlink(p); err == nil {
-			w.links[p] = t
-		}
+	if t, err := os.Readlink(p); err == nil { // fails but for a link
+		w.links[p] = t
 	}
 }
 
