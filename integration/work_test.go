@@ -856,3 +856,36 @@ allow = ["shell(true)"]
 		t.Fatal("guard made a directory outside the workspace through a link")
 	}
 }
+
+// TestWorkGitDirectoryCannotBeExchanged: the other ways of putting a
+// directory of the command's in .git's place are refused too: an atomic
+// exchange (renameat2 RENAME_EXCHANGE) of .git, of .git/hooks or of
+// .git/config with another entry, and a hard link to .git/config.
+func TestWorkGitDirectoryCannotBeExchanged(t *testing.T) {
+	requirePrograms(t, "git", "python3")
+	w := newWorld(t)
+	w.write("attack.py", `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs("evil", exist_ok=True)
+open("evil.txt", "w").close()
+for a, b in [(b".git", b"evil"), (b".git/hooks", b"evil"), (b".git/config", b"evil.txt")]:
+    if libc.renameat2(-100, a, -100, b, 2) == 0:
+        print("EXCHANGED", a)
+try:
+    os.link(".git/config", "config-link")
+    print("LINKED")
+except OSError:
+    pass
+print("done")
+`)
+	w.settings(`[permissions]
+allow = ["shell(python3 attack.py)"]
+`)
+	r := w.guard("exec", "--mode", "bypass", "--", "python3", "attack.py").expect(t, 0)
+	if strings.Contains(r.stdout, "EXCHANGED") || strings.Contains(r.stdout, "LINKED") || !strings.Contains(r.stdout, "done") {
+		t.Fatalf("the git directory was exchanged or linked: %s", r)
+	}
+	if fi, err := os.Lstat(filepath.Join(w.workspace, ".git", "config")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf(".git/config after the run: %v %v", fi, err)
+	}
+}
