@@ -121,21 +121,7 @@ echo ok`
 // abstract Unix socket outside; with --network on, TCP works.
 func TestSandboxNetwork(t *testing.T) {
 	w := newWorld(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	addr := tcpServer(t)
 	abs, err := net.Listen("unix", "@guard-test-"+strconv.Itoa(os.Getpid()))
 	if err != nil {
 		t.Fatal(err)

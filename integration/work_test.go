@@ -510,21 +510,7 @@ func TestWorkDockerSocketNeedsDangerous(t *testing.T) {
 // the commands it names only, and network = "on" for every command.
 func TestWorkNetworkForACommand(t *testing.T) {
 	w := newWorld(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	addr := tcpServer(t)
 	tcp := probeBin + " tcp " + addr
 	w.settings("[sandbox]\nallow_network_for = [\"shell(" + probeBin + " tcp *)\"]\n")
 	tests := []struct {
